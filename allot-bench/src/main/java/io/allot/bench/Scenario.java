@@ -1,0 +1,203 @@
+package io.allot.bench;
+
+import io.allot.core.assign.Changes;
+import io.allot.core.model.Member;
+import io.allot.core.model.Names;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * The fixed inputs of one benchmark cell (N units, M members) and of its three changes. Fully
+ * deterministic: the same (N, M) always gives the same scenario.
+ *
+ * <ul>
+ *   <li>Units {@code unit-000000} … {@code unit-<N-1>} (six digits at least).
+ *   <li>Members {@code 10.0.0.1:8080} …: 250 hosts per /24, affinity 1, no capacity cap, held in
+ *       byte order.
+ *   <li><b>Leave</b>: the member in the middle of the byte-ordered list ({@code index M/2}) goes.
+ *   <li><b>Join</b>: member {@value #JOINER} arrives.
+ *   <li><b>Churn</b>: the first 1 % (at least one) of the units in a pseudo-random order fixed by
+ *       {@link #CHURN_SEED} go, and as many new units {@code unit-<N>}, {@code unit-<N+1>}, … come.
+ * </ul>
+ */
+public final class Scenario {
+  /** Id of the member that joins. */
+  public static final String JOINER = "m-new";
+  /** Seed of the order in which units are replaced. */
+  public static final long CHURN_SEED = 0x5eed_a110_7L;
+
+  private final int n;
+  private final int m;
+  private final List<String> units;
+  private final List<Member> members;
+  private final String leaver;
+  private final List<Member> membersAfterLeave;
+  private final List<Member> membersAfterJoin;
+  private final Set<String> churnRemoved;
+  private final Set<String> churnAdded;
+  private final List<String> unitsAfterChurn;
+
+  private Scenario(int n, int m, List<String> units) {
+    if (n < 1) {
+      throw new IllegalArgumentException("the number of units must be >= 1, got " + n);
+    }
+    if (m < 2) {
+      throw new IllegalArgumentException("the number of members must be >= 2 (one of them leaves), got " + m);
+    }
+    this.n = n;
+    this.m = m;
+    this.units = units;
+
+    List<Member> ms = new ArrayList<>(m);
+    for (int i = 0; i < m; i++) {
+      ms.add(Member.of(memberId(i)));
+    }
+    ms.sort((a, b) -> Names.compareBytes(a.id(), b.id()));
+    this.members = Collections.unmodifiableList(ms);
+    this.leaver = ms.get(m / 2).id();
+    List<Member> afterLeave = new ArrayList<>(ms);
+    afterLeave.remove(m / 2);
+    this.membersAfterLeave = Collections.unmodifiableList(afterLeave);
+    List<Member> afterJoin = new ArrayList<>(ms);
+    afterJoin.add(Member.of(JOINER));
+    afterJoin.sort((a, b) -> Names.compareBytes(a.id(), b.id()));
+    this.membersAfterJoin = Collections.unmodifiableList(afterJoin);
+
+    int c = churnCount(n);
+    int[] order = new int[n];
+    for (int i = 0; i < n; i++) {
+      order[i] = i;
+    }
+    SplittableRandom rnd = new SplittableRandom(CHURN_SEED);
+    for (int i = 0; i < c; i++) { // partial Fisher-Yates: the first c of a random permutation
+      int j = i + rnd.nextInt(n - i);
+      int t = order[i];
+      order[i] = order[j];
+      order[j] = t;
+    }
+    boolean[] gone = new boolean[n];
+    LinkedHashSet<String> removed = new LinkedHashSet<>();
+    for (int i = 0; i < c; i++) {
+      gone[order[i]] = true;
+      removed.add(units.get(order[i]));
+    }
+    LinkedHashSet<String> added = new LinkedHashSet<>();
+    for (int i = 0; i < c; i++) {
+      added.add(unitName(n + i));
+    }
+    List<String> after = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      if (!gone[i]) {
+        after.add(units.get(i));
+      }
+    }
+    after.addAll(added);
+    this.churnRemoved = Collections.unmodifiableSet(removed);
+    this.churnAdded = Collections.unmodifiableSet(added);
+    this.unitsAfterChurn = Collections.unmodifiableList(after);
+  }
+
+  /** The scenario for N units and M members. */
+  public static Scenario of(int n, int m) {
+    return new Scenario(n, m, units(n));
+  }
+
+  /** The scenario for M members and the given units (which must be {@link #units(int)}). */
+  static Scenario of(List<String> units, int m) {
+    return new Scenario(units.size(), m, units);
+  }
+
+  /** Units {@code unit-000000} … {@code unit-<n-1>}, unmodifiable. */
+  public static List<String> units(int n) {
+    String[] a = new String[n];
+    for (int i = 0; i < n; i++) {
+      a[i] = unitName(i);
+    }
+    return List.of(a);
+  }
+
+  /** {@code unit-} and {@code i} padded to six digits. */
+  public static String unitName(int i) {
+    String d = Integer.toString(i);
+    StringBuilder b = new StringBuilder(5 + Math.max(6, d.length())).append("unit-");
+    for (int k = d.length(); k < 6; k++) {
+      b.append('0');
+    }
+    return b.append(d).toString();
+  }
+
+  /** The id of the {@code i}-th member: {@code 10.a.b.c:8080}, hosts .1 to .250 of each /24. */
+  public static String memberId(int i) {
+    int subnet = i / 250;
+    return "10." + (subnet / 256) + "." + (subnet % 256) + "." + (i % 250 + 1) + ":8080";
+  }
+
+  /** Number of units replaced by the churn: 1 %, at least one. */
+  public static int churnCount(int n) {
+    return Math.max(1, n / 100);
+  }
+
+  public int n() {
+    return n;
+  }
+
+  public int m() {
+    return m;
+  }
+
+  public List<String> units() {
+    return units;
+  }
+
+  /** The members, in byte order. */
+  public List<Member> members() {
+    return members;
+  }
+
+  /** Id of the member that leaves. */
+  public String leaver() {
+    return leaver;
+  }
+
+  public List<Member> membersAfterLeave() {
+    return membersAfterLeave;
+  }
+
+  public Changes leaveChanges() {
+    return Changes.memberRemoved(leaver);
+  }
+
+  public List<Member> membersAfterJoin() {
+    return membersAfterJoin;
+  }
+
+  public Changes joinChanges() {
+    return Changes.memberAdded(JOINER);
+  }
+
+  public Set<String> churnRemoved() {
+    return churnRemoved;
+  }
+
+  public Set<String> churnAdded() {
+    return churnAdded;
+  }
+
+  /** The units after the churn: the survivors in their order, then the new ones. */
+  public List<String> unitsAfterChurn() {
+    return unitsAfterChurn;
+  }
+
+  public Changes churnChanges() {
+    return Changes.units(churnAdded, churnRemoved);
+  }
+
+  /** Units present both before and after the churn. */
+  public int churnSurvivors() {
+    return n - churnRemoved.size();
+  }
+}

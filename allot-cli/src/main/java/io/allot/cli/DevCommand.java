@@ -1,0 +1,62 @@
+package io.allot.cli;
+
+import io.allot.core.assign.Assigners;
+import io.allot.server.config.GoDuration;
+import io.allot.server.dev.DevMode;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code allot dev}: the whole thing in one process, nothing to install. */
+@Command(
+    name = "dev",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Starts, in one process with no external services, the distributor on the in-memory store, demo members",
+      "(real gRPC servers on loopback ports answering both ping protocols) and demo units. Prints the table on",
+      "every change, and every few seconds stops or restarts a member so you can watch redistribution."
+    })
+final class DevCommand implements Callable<Integer> {
+  @Option(names = "--members", defaultValue = "3", description = "Demo members. Default ${DEFAULT-VALUE}.")
+  int members;
+
+  @Option(names = "--units", defaultValue = "20", description = "Demo units. Default ${DEFAULT-VALUE}.")
+  int units;
+
+  @Option(names = "--strategy", defaultValue = Assigners.DEFAULT, description = "Assignment strategy. Default ${DEFAULT-VALUE}.")
+  String strategy;
+
+  @Option(names = "--poll-interval", defaultValue = "500ms", description = "Default ${DEFAULT-VALUE}.")
+  String poll;
+
+  @Option(names = "--chaos-every", defaultValue = "5s", description = "Stop or restart a member this often. Default ${DEFAULT-VALUE}.")
+  String chaos;
+
+  @Option(names = "--duration", description = "Quit after this long (Go duration); default: run until Ctrl-C.")
+  String duration;
+
+  @Option(names = "--log", defaultValue = "warn", description = "Log level. Default ${DEFAULT-VALUE}.")
+  String log;
+
+  @Override
+  public Integer call() throws Exception {
+    Logging.configure(log);
+    if (members < 1 || members > 1000) {
+      throw new BadInputException("--members must be between 1 and 1000, got " + members);
+    }
+    if (units < 1) {
+      throw new BadInputException("--units must be at least 1, got " + units);
+    }
+    Assigners.byName(strategy);
+    Duration p = GoDuration.parsePositive(poll, "--poll-interval");
+    Duration c = GoDuration.parsePositive(chaos, "--chaos-every");
+    Duration d = duration == null ? null : GoDuration.parsePositive(duration, "--duration");
+    try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, new SimpleMeterRegistry())) {
+      Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
+      dev.run(d);
+    }
+    return 0;
+  }
+}

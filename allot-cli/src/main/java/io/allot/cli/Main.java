@@ -1,0 +1,78 @@
+package io.allot.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code allot} command line. */
+@Command(
+    name = "allot",
+    mixinStandardHelpOptions = true,
+    versionProvider = Main.Version.class,
+    description = "Decides who does what in a fleet of service instances.",
+    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, DevCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+public final class Main implements Runnable {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  public static void main(String[] args) {
+    System.exit(run(args));
+  }
+
+  /** Runs the command line and returns the exit code (0 ok, 1 failure, 2 bad usage or input). */
+  public static int run(String... args) {
+    return run(
+        new java.io.PrintWriter(System.out, true, java.nio.charset.StandardCharsets.UTF_8),
+        new java.io.PrintWriter(System.err, true, java.nio.charset.StandardCharsets.UTF_8),
+        args);
+  }
+
+  /** Runs the command line with the given streams; returns the exit code. */
+  public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
+    return run(out, err, System::getenv, args);
+  }
+
+  /** Runs the command line with the given streams and environment; returns the exit code. */
+  static int run(java.io.PrintWriter out, java.io.PrintWriter err, java.util.function.Function<String, String> env, String... args) {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setPosixClusteredShortOptionsAllowed(false); // Go-style flags: -poll-interval is one flag, not -p -o ...
+    // only the server reads its settings from the environment, as the original distributor does
+    cl.getSubcommands()
+        .get("server")
+        .setDefaultValueProvider(
+            new EnvDefaults(env, java.util.Map.of("SERVICES_NAMESPACES", java.util.List.of("SERVICES_NAMESPACE"))));
+    cl.setOut(out);
+    cl.setErr(err);
+    cl.setExecutionExceptionHandler(
+        (ex, commandLine, parseResult) -> {
+          if (ex instanceof BadInputException || ex instanceof IllegalArgumentException) {
+            commandLine.getErr().println("allot: " + ex.getMessage());
+            return 2;
+          }
+          commandLine.getErr().println("allot: " + ex);
+          return 1;
+        });
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+  }
+
+  /** The version of this build. */
+  static String version() {
+    String v = Main.class.getPackage().getImplementationVersion();
+    return v == null ? "dev" : v;
+  }
+
+  /** Version from the jar manifest, or "dev". */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Main.class.getPackage().getImplementationVersion();
+      return new String[] {"allot " + (v == null ? "dev" : v) + " (Java " + System.getProperty("java.version") + ")"};
+    }
+  }
+}

@@ -1,0 +1,149 @@
+package io.allot.cli;
+
+import io.allot.core.assign.Assigners;
+import io.allot.server.config.GoDuration;
+import io.allot.server.distributor.DistributorServer;
+import io.allot.server.distributor.DistributorSettings;
+import io.allot.server.http.OpsHttpServer;
+import io.allot.server.ping.Pinger;
+import io.allot.store.Store;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot server}: the distributor. Flags and environment variables are those of the
+ * original Go distributor (single or double dash), plus allot's own.
+ */
+@Command(
+    name = "server",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs the distributor: pings the members of each services list, assigns the work units to the live ones",
+      "and publishes the table in the distribution hash. Several can run: one leads each group, the others stand by.",
+      "Every flag can also be set by its environment variable (POLL_INTERVAL for -poll-interval, ...); flags win."
+    })
+final class ServerCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = {"-services-namespaces", "--services-namespaces"}, paramLabel = "KEYS",
+      defaultValue = "sys-robots-list,sys-parsers-lists",
+      description = "Comma-separated services list keys; each is a group that divides all the units among its members. Env SERVICES_NAMESPACES (or SERVICES_NAMESPACE). Default ${DEFAULT-VALUE}.")
+  String servicesNamespaces;
+
+  @Option(names = {"-workunits-namespace", "--workunits-namespace"}, paramLabel = "KEY", defaultValue = "sys-channels",
+      description = "Work-units list key. Default ${DEFAULT-VALUE}.")
+  String workunitsNamespace;
+
+  @Option(names = {"-distribution-namespace", "--distribution-namespace"}, paramLabel = "KEY", defaultValue = "sys-matching-table",
+      description = "Distribution hash key (member -> \"u1,u2\"). Default ${DEFAULT-VALUE}.")
+  String distributionNamespace;
+
+  @Option(names = {"-poll-interval", "--poll-interval"}, paramLabel = "DURATION", defaultValue = "1000ms",
+      description = "Time between two rounds (Go duration: 500ms, 2s). Default ${DEFAULT-VALUE}.")
+  String pollInterval;
+
+  @Option(names = {"-ping-timeout", "--ping-timeout"}, paramLabel = "DURATION", defaultValue = "1000ms",
+      description = "Deadline of one ping. Default ${DEFAULT-VALUE}.")
+  String pingTimeout;
+
+  @picocli.CommandLine.Mixin StoreOptions storeOptions;
+
+  @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",
+      description = "Port of /metrics, /version and /healthz; 0 picks a free one. Default ${DEFAULT-VALUE}.")
+  int promPort;
+
+  @Option(names = {"-log", "--log"}, paramLabel = "LEVEL", defaultValue = "info",
+      description = "Log level: trace, debug, info, warn, error. Default ${DEFAULT-VALUE}.")
+  String logLevel;
+
+  @Option(names = {"-strategy", "--strategy"}, paramLabel = "NAME", defaultValue = Assigners.DEFAULT,
+      description = "Assignment strategy: rendezvous (default), rendezvous-unbounded, balanced, seed-ring (identical to the original).")
+  String strategy;
+
+  @Option(names = {"-ping-protocol", "--ping-protocol"}, paramLabel = "auto|health|legacy", defaultValue = "auto",
+      description = "auto: grpc.health.v1 first, proto.GRPCPinger/Ping when a member does not implement it. Default ${DEFAULT-VALUE}.")
+  String pingProtocol;
+
+  @Option(names = {"-down-after", "--down-after"}, paramLabel = "K", defaultValue = "3",
+      description = "Consecutive failed pings before a member is marked down. Default ${DEFAULT-VALUE}.")
+  int downAfter;
+
+  @Option(names = {"-remove-dead", "--remove-dead"}, arity = "0..1", fallbackValue = "true", defaultValue = "false", paramLabel = "BOOL",
+      description = "Remove a down member from its services list and the hash (the original's behaviour; with -down-after 1 exactly).")
+  boolean removeDead;
+
+  @Option(names = {"-leader-ttl", "--leader-ttl"}, paramLabel = "DURATION",
+      description = "Leadership lease; a standby takes over within it when the leader dies. Default 3 x (poll-interval + ping-timeout), at least 2s.")
+  String leaderTtl;
+
+  // accepted for compatibility with the original's command lines; they tune its Go gRPC client only
+  @Option(names = {"-ka-time", "--ka-time", "-ka-timeout", "--ka-timeout", "-config-type", "--config-type"}, hidden = true, paramLabel = "V")
+  List<String> ignored;
+
+  @Option(names = {"-ka-permit-without-stream", "--ka-permit-without-stream"}, hidden = true, arity = "0..1", fallbackValue = "true")
+  String ignoredBool;
+
+  @Override
+  public Integer call() throws Exception {
+    Logging.configure(logLevel);
+    PrintWriter err = spec.commandLine().getErr();
+    DistributorSettings settings = settings();
+    if (ignored != null || ignoredBool != null) {
+      err.println("allot: note: -ka-time, -ka-timeout, -ka-permit-without-stream and -config-type are accepted for compatibility and ignored");
+    }
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    Store s = openStore();
+    CountDownLatch stop = new CountDownLatch(1);
+    try (s;
+        OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s));
+        DistributorServer server = new DistributorServer(s, settings, registry, null).start()) {
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        server.close(); // releases leadership so a standby takes over at once
+        stop.countDown();
+      }, "allot-shutdown"));
+      org.slf4j.LoggerFactory.getLogger("io.allot.server").info("metrics on :{}/metrics", http.port());
+      stop.await();
+    }
+    return 0;
+  }
+
+  private static boolean ping(Store s) {
+    try {
+      s.timeMillis();
+      return true;
+    } catch (RuntimeException e) {
+      return false;
+    }
+  }
+
+  DistributorSettings settings() {
+    Duration poll = GoDuration.parsePositive(pollInterval, "-poll-interval");
+    Duration timeout = GoDuration.parsePositive(pingTimeout, "-ping-timeout");
+    Duration ttl = leaderTtl == null || leaderTtl.isBlank()
+        ? DistributorSettings.defaultLeaderTtl(poll, timeout)
+        : GoDuration.parsePositive(leaderTtl, "-leader-ttl");
+    Assigners.byName(strategy); // fail early on an unknown name
+    if (promPort < 0 || promPort > 65535) {
+      throw new BadInputException("-prom-port: " + promPort + " is not a port");
+    }
+    List<String> groups = Arrays.stream(servicesNamespaces.split(",")).map(String::trim).toList();
+    return new DistributorSettings(groups, workunitsNamespace.trim(), distributionNamespace.trim(), poll, timeout, downAfter,
+        removeDead, ttl, strategy, Pinger.Mode.parse(pingProtocol));
+  }
+
+  private Store openStore() {
+    return storeOptions.open("allot-distributor");
+  }
+
+}

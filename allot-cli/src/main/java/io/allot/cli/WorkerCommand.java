@@ -1,0 +1,305 @@
+package io.allot.cli;
+
+import io.allot.server.config.GoDuration;
+import io.allot.store.Store;
+import io.allot.worker.Divider;
+import io.allot.worker.StopReason;
+import io.allot.worker.UnitListener;
+import io.allot.worker.UnitStart;
+import io.allot.worker.UnitStop;
+import java.io.BufferedReader;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code allot worker}: a reference worker built on the {@link Divider}. It "runs" the units it owns (it only records
+ * them), prints one line per event and appends the same lines to {@code --events FILE}:
+ *
+ * <pre>
+ * &lt;epoch-millis&gt; start &lt;unit&gt; &lt;token&gt;
+ * &lt;epoch-millis&gt; stop &lt;unit&gt;          (written once the unit has stopped, before it is released)
+ * &lt;epoch-millis&gt; lease-lost             (the time is when the lease stopped being reliable)
+ * </pre>
+ *
+ * Commands on standard input: {@code affinity N}, {@code alter D}, {@code release UNIT}, {@code flush},
+ * {@code quit}.
+ */
+@Command(
+    name = "worker",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Runs a reference worker: registers HOST:PORT in a services list (a group), answers the distributor's pings,",
+      "claims the units the distribution hash gives it and prints one line per event:",
+      "  <epoch-millis> start <unit> <token> | <epoch-millis> stop <unit> | <epoch-millis> lease-lost",
+      "Standard input takes commands: affinity N | alter DELTA | release UNIT | flush | quit."
+    })
+final class WorkerCommand implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Option(names = {"-group", "--group"}, paramLabel = "KEY", required = true,
+      description = "The services list (group) this worker joins, one of the server's -services-namespaces.")
+  String group;
+
+  @Option(names = {"-port", "--port"}, paramLabel = "PORT", required = true,
+      description = "gRPC port for the pings (0 picks a free one); the member id is HOST:PORT.")
+  int port;
+
+  @Option(names = {"-host", "--host"}, paramLabel = "HOST", defaultValue = "127.0.0.1",
+      description = "Host the distributor reaches this worker on. Default ${DEFAULT-VALUE}.")
+  String host;
+
+  @Option(names = {"-distribution-namespace", "--distribution-namespace"}, paramLabel = "KEY", defaultValue = "sys-matching-table",
+      description = "Distribution hash key, as the server's. Default ${DEFAULT-VALUE}.")
+  String distributionNamespace;
+
+  @Mixin StoreOptions storeOptions;
+
+  @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every event line to FILE.")
+  Path events;
+
+  @Option(names = {"-affinity", "--affinity"}, paramLabel = "N", defaultValue = "1",
+      description = "Initial affinity (weight); 0 = no units. Default ${DEFAULT-VALUE}.")
+  int affinity;
+
+  @Option(names = {"-capacity", "--capacity"}, paramLabel = "N", defaultValue = "0",
+      description = "Most units owned at once; 0 = no limit. Default ${DEFAULT-VALUE}.")
+  int capacity;
+
+  @Option(names = {"-lease-ttl", "--lease-ttl"}, paramLabel = "DURATION", defaultValue = "1500ms",
+      description = "Member lease. Default ${DEFAULT-VALUE}.")
+  String leaseTtl;
+
+  @Option(names = {"-renew-every", "--renew-every"}, paramLabel = "DURATION", defaultValue = "300ms",
+      description = "Lease renewal period. Default ${DEFAULT-VALUE}.")
+  String renewEvery;
+
+  @Option(names = {"-fence-margin", "--fence-margin"}, paramLabel = "DURATION", defaultValue = "500ms",
+      description = "Self-fence this long before the lease could expire. Default ${DEFAULT-VALUE}.")
+  String fenceMargin;
+
+  @Option(names = {"-sync-interval", "--sync-interval"}, paramLabel = "DURATION", defaultValue = "500ms",
+      description = "Full reconciliation period. Default ${DEFAULT-VALUE}.")
+  String syncInterval;
+
+  @Option(names = {"-max-concurrent-moves", "--max-concurrent-moves"}, paramLabel = "N", defaultValue = "16",
+      description = "Cap on units being handed over at once. Default ${DEFAULT-VALUE}.")
+  int maxConcurrentMoves;
+
+  @Option(names = {"-stop-delay", "--stop-delay"}, paramLabel = "DURATION", defaultValue = "0ms",
+      description = "Pretend stopping a unit takes this long (to watch paced handoffs). Default ${DEFAULT-VALUE}.")
+  String stopDelay;
+
+  @Option(names = {"-log", "--log"}, paramLabel = "LEVEL", defaultValue = "info",
+      description = "Log level (logs go to standard error). Default ${DEFAULT-VALUE}.")
+  String logLevel;
+
+  @Override
+  public Integer call() throws Exception {
+    Logging.configure(logLevel);
+    if (group == null || group.isBlank()) {
+      throw new BadInputException("-group: empty");
+    }
+    if (port < 0 || port > 65535) {
+      throw new BadInputException("-port: " + port + " is not a port");
+    }
+    if (capacity < 0) {
+      throw new BadInputException("-capacity: must be >= 0, got " + capacity);
+    }
+    if (affinity < 0) {
+      throw new BadInputException("-affinity: must be >= 0, got " + affinity);
+    }
+    Duration delay = GoDuration.parse(stopDelay, "-stop-delay");
+    EventLog log = new EventLog(spec.commandLine().getOut(), events);
+    Store store = storeOptions.open("allot-worker-" + host + ":" + port);
+    ExecutorService stopper = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "allot-worker-stopper");
+      t.setDaemon(true);
+      return t;
+    });
+    Divider.Builder b = Divider.builder(store)
+        .pool(group.trim())
+        .distribution(distributionNamespace.trim())
+        .host(host)
+        .port(port)
+        .affinity(affinity)
+        .leaseTtl(GoDuration.parsePositive(leaseTtl, "-lease-ttl"))
+        .renewEvery(GoDuration.parsePositive(renewEvery, "-renew-every"))
+        .fenceMargin(GoDuration.parse(fenceMargin, "-fence-margin"))
+        .syncInterval(GoDuration.parsePositive(syncInterval, "-sync-interval"))
+        .maxConcurrentMoves(maxConcurrentMoves);
+    if (capacity > 0) {
+      b.capacity(capacity);
+    }
+    Divider divider;
+    try {
+      divider = b.build();
+    } catch (IllegalArgumentException e) {
+      store.close();
+      throw new BadInputException(e.getMessage());
+    }
+    Set<String> running = new HashSet<>(); // guarded by log
+    divider.addListener(new UnitListener() {
+      @Override
+      public void onStart(UnitStart s) {
+        synchronized (log) {
+          running.add(s.unit());
+          log.line("start " + s.unit() + " " + s.token());
+        }
+      }
+
+      @Override
+      public void onStop(UnitStop s) {
+        if (s.reason() == StopReason.LEASE_LOST) {
+          return; // the lease-lost line ends every unit at the fence time
+        }
+        if (s.reason() == StopReason.RELEASED) {
+          stopped(s.unit()); // normally already written by the release command, before the release
+          return;
+        }
+        stopper.execute(() -> {
+          sleep(delay);
+          if (stopped(s.unit())) {
+            divider.confirmStop(s.unit()); // after the stop line: only then may another member start it
+          }
+        });
+      }
+
+      @Override
+      public void onLeaseLost(String reason) {
+        synchronized (log) {
+          running.clear();
+          log.line(divider.lastFencedAtMillis(), "lease-lost");
+        }
+      }
+
+      private boolean stopped(String unit) {
+        synchronized (log) {
+          if (running.remove(unit)) {
+            log.line("stop " + unit);
+            return true;
+          }
+          return false;
+        }
+      }
+    });
+    CountDownLatch done = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      divider.flushAndCancel(Duration.ofSeconds(10));
+      store.close();
+      done.countDown();
+    }, "allot-worker-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    divider.start();
+    org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("worker {} joined group {} (store {})",
+        divider.memberId(), group, storeOptions.store);
+    Thread commands = new Thread(() -> readCommands(divider, log, running), "allot-worker-stdin");
+    commands.setDaemon(true);
+    commands.start();
+    done.await();
+    return 0;
+  }
+
+  private void readCommands(Divider divider, EventLog log, Set<String> running) {
+    PrintWriter err = spec.commandLine().getErr();
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] f = line.trim().split("\\s+", 2);
+        try {
+          switch (f[0]) {
+            case "" -> { }
+            case "affinity" -> err.println("allot: affinity " + divider.setAffinity(Integer.parseInt(arg(f))));
+            case "alter" -> err.println("allot: affinity " + divider.alterAffinity(Integer.parseInt(arg(f))));
+            case "release" -> {
+              String unit = arg(f);
+              synchronized (log) {
+                if (running.remove(unit)) {
+                  log.line("stop " + unit); // stopped before it is released
+                }
+              }
+              err.println("allot: release " + unit + ": " + divider.release(unit));
+            }
+            case "flush" -> err.println("allot: flush " + (divider.flush(Duration.ofSeconds(30)) ? "done" : "timed out"));
+            case "quit" -> System.exit(0); // the shutdown hook flushes and cancels
+            default -> err.println("allot: unknown command '" + f[0] + "'; use affinity N, alter D, release UNIT, flush, quit");
+          }
+        } catch (RuntimeException e) {
+          err.println("allot: " + line.trim() + ": " + e.getMessage());
+        }
+      }
+    } catch (IOException e) {
+      err.println("allot: standard input: " + e.getMessage());
+    }
+    // end of input: keep running until SIGTERM (so `allot worker ... </dev/null &` works)
+  }
+
+  private static String arg(String[] f) {
+    if (f.length < 2 || f[1].isBlank()) {
+      throw new IllegalArgumentException("missing argument");
+    }
+    return f[1].trim();
+  }
+
+  private static void sleep(Duration d) {
+    if (d.isZero()) {
+      return;
+    }
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Event lines to standard output and, unbuffered (each line one write, so it survives kill -9), to a file. */
+  static final class EventLog {
+    private final PrintWriter out;
+    private final OutputStream file;
+
+    EventLog(PrintWriter out, Path path) {
+      this.out = out;
+      try {
+        this.file = path == null ? null : new FileOutputStream(path.toFile(), true);
+      } catch (IOException e) {
+        throw new BadInputException("-events: cannot open " + path + ": " + e.getMessage());
+      }
+    }
+
+    synchronized void line(String text) {
+      line(System.currentTimeMillis(), text);
+    }
+
+    synchronized void line(long millis, String text) {
+      String l = millis + " " + text;
+      out.println(l);
+      out.flush();
+      if (file != null) {
+        try {
+          file.write((l + "\n").getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,753 @@
+package io.allot.core.assign;
+
+import io.allot.core.hash.Hashing;
+import io.allot.core.model.Member;
+import io.allot.core.model.Names;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.IntStream;
+
+/**
+ * Weighted rendezvous (highest-random-weight) hashing, optionally with bounded loads. The default
+ * strategy.
+ *
+ * <p><b>Score.</b> For unit {@code u} and member {@code m} with affinity {@code w}: {@code x =
+ * mix64(hash64(u) ^ hash64(m))}, {@code U = ((x >>> 25) + 0.5) / 2^39} (uniform in (0, 1)), score
+ * {@code -w / ln(U)}. A unit goes to the member with the highest score; ties go to the member
+ * later in byte order. Since the score of a pair depends on nothing else, a member that leaves
+ * gives away exactly its units, a member that joins takes exactly the units it now wins, and
+ * adding or removing units moves no other unit. A member that comes back (even on another
+ * machine, days later) with the same id gets exactly its old units back.
+ *
+ * <p><b>Bounded loads.</b> With a bound {@code ε} (default {@value #DEFAULT_EPSILON}), no member
+ * gets more than {@code ceil((1 + ε) · N · w / W)} units (nor more than its capacity). Units are
+ * then placed by unit-proposing deferred acceptance: each unit asks members in its score order; a
+ * full member keeps the units that score highest for it. The result is the unique unit-optimal
+ * stable matching, so it does not depend on processing order. While no member hits its bound it
+ * is exactly plain rendezvous. ε = 0.25 is the factor HAProxy ({@code hash-balance-factor 125})
+ * and Vimeo's deployment of "consistent hashing with bounded loads" (Mirrokni et al.) use: worst
+ * load 1.25× the mean, while a change still moves only O(1/ε²) extra units in expectation.
+ * Without a bound the worst load at N/M units per member is about {@code 1 + 3/sqrt(N/M)}.
+ *
+ * <p><b>Cost.</b> A full run evaluates N·M pair scores, each one 64-bit mix (about 1 ns), spread
+ * over all cores; member groups of equal affinity are compared without logarithms. {@link
+ * #update} uses the previous table: a member leaving costs O(its units · M), a member joining
+ * O(N), unit churn O(changed units · M).
+ *
+ * <p>Capacity: a member never gets more than {@link Member#capacity()}; units nobody can take are
+ * reported in {@link Table#unassigned()}, in byte order.
+ */
+public final class RendezvousAssigner implements Assigner {
+  /** The default load bound ε. */
+  public static final double DEFAULT_EPSILON = 0.25;
+
+  private static final int PARALLEL_THRESHOLD_PAIRS = 200_000;
+  private static final int INDEX_BITS = 24; // up to 16M members
+  private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
+
+  private final double epsilon; // NaN: unbounded
+  private final String name;
+
+  private RendezvousAssigner(double epsilon, String name) {
+    this.epsilon = epsilon;
+    this.name = name;
+  }
+
+  /** Rendezvous with the default load bound ε = {@value #DEFAULT_EPSILON}. */
+  public static RendezvousAssigner withDefaults() {
+    return new RendezvousAssigner(DEFAULT_EPSILON, "rendezvous");
+  }
+
+  /** Plain weighted rendezvous: no load bound (capacity is still respected). */
+  public static RendezvousAssigner unbounded() {
+    return new RendezvousAssigner(Double.NaN, "rendezvous-unbounded");
+  }
+
+  /**
+   * Rendezvous where no member gets more than {@code ceil((1 + epsilon) · fair share)}.
+   *
+   * @throws IllegalArgumentException if epsilon is not a positive finite number
+   */
+  public static RendezvousAssigner bounded(double epsilon) {
+    if (!(epsilon > 0) || Double.isInfinite(epsilon)) {
+      throw new IllegalArgumentException("load bound epsilon must be a positive number, got " + epsilon);
+    }
+    if (epsilon == DEFAULT_EPSILON) {
+      return withDefaults();
+    }
+    return new RendezvousAssigner(epsilon, "rendezvous(epsilon=" + epsilon + ")");
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** The load bound ε, or NaN when unbounded. */
+  public double epsilon() {
+    return epsilon;
+  }
+
+  // ---------------------------------------------------------------------------------- scoring
+
+  /** The 64-bit pair hash of a unit hash and a member seed. */
+  static long pair(long unitHash, long memberSeed) {
+    long z = unitHash ^ memberSeed;
+    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
+    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
+    return z ^ (z >>> 31);
+  }
+
+  /** Pair score in 39 bits, packed above the member's index so that max() picks the winner. */
+  private static long packed(long unitHash, long seed, int index) {
+    return ((pair(unitHash, seed) >>> 25) << INDEX_BITS) | index;
+  }
+
+  private static double weightedKey(long packed, int weight) {
+    double u = ((packed >>> INDEX_BITS) + 0.5) * 0x1.0p-39;
+    return -weight / StrictMath.log(u);
+  }
+
+  /** Members that can take units, grouped by affinity. Index = position in byte order. */
+  private static final class Pool {
+    final Member[] members; // all, byte order
+    final long[] seeds; // per member
+    final int[] caps; // per member; 0 if not eligible
+    final long[][] groupSeeds;
+    final int[][] groupIndex;
+    final int[] groupWeight;
+    final int eligible;
+    final long totalWeight;
+
+    Pool(Member[] members, int units, double epsilon) {
+      this.members = members;
+      int n = members.length;
+      if (n > INDEX_MASK) {
+        throw new IllegalArgumentException("too many members: " + n);
+      }
+      seeds = new long[n];
+      caps = new int[n];
+      long w = 0;
+      int e = 0;
+      TreeMap<Integer, List<Integer>> byWeight = new TreeMap<>();
+      for (int i = 0; i < n; i++) {
+        Member m = members[i];
+        seeds[i] = Hashing.hash64(m.id());
+        if (m.affinity() > 0 && m.capacity() > 0) {
+          w += m.affinity();
+          e++;
+          byWeight.computeIfAbsent(m.affinity(), k -> new ArrayList<>()).add(i);
+        }
+      }
+      eligible = e;
+      totalWeight = w;
+      groupSeeds = new long[byWeight.size()][];
+      groupIndex = new int[byWeight.size()][];
+      groupWeight = new int[byWeight.size()];
+      int g = 0;
+      for (Map.Entry<Integer, List<Integer>> en : byWeight.entrySet()) {
+        List<Integer> idx = en.getValue();
+        groupWeight[g] = en.getKey();
+        groupIndex[g] = idx.stream().mapToInt(Integer::intValue).toArray();
+        groupSeeds[g] = new long[idx.size()];
+        for (int k = 0; k < idx.size(); k++) {
+          groupSeeds[g][k] = seeds[idx.get(k)];
+        }
+        g++;
+      }
+      for (int i = 0; i < n; i++) {
+        Member m = members[i];
+        if (m.affinity() > 0 && m.capacity() > 0) {
+          long cap = m.capacity();
+          if (!Double.isNaN(epsilon)) {
+            double share = (double) units * m.affinity() / w;
+            long bound = (long) Math.ceil((1 + epsilon) * share - 1e-9);
+            cap = Math.min(cap, Math.max(bound, 1));
+          }
+          caps[i] = (int) Math.min(cap, Integer.MAX_VALUE);
+        }
+      }
+    }
+
+    /** Index of the highest-scoring eligible member for a unit hash, or -1 if none. */
+    int best(long hu) {
+      int groups = groupSeeds.length;
+      if (groups == 1) {
+        return (int) (bestPacked(hu, groupSeeds[0], groupIndex[0]) & INDEX_MASK);
+      }
+      if (groups == 0) {
+        return -1;
+      }
+      double bestKey = -1;
+      long bestP = -1;
+      for (int g = 0; g < groups; g++) {
+        long p = bestPacked(hu, groupSeeds[g], groupIndex[g]);
+        double k = weightedKey(p, groupWeight[g]);
+        if (k > bestKey || (k == bestKey && (p & INDEX_MASK) > (bestP & INDEX_MASK))) {
+          bestKey = k;
+          bestP = p;
+        }
+      }
+      return (int) (bestP & INDEX_MASK);
+    }
+
+    private static long bestPacked(long hu, long[] s, int[] idx) {
+      long best = -1;
+      for (int k = 0; k < s.length; k++) {
+        long v = packed(hu, s[k], idx[k]);
+        if (v > best) {
+          best = v;
+        }
+      }
+      return best;
+    }
+
+    /** Comparable score of member i for unit hash hu (higher wins; ties: higher index). */
+    double key(long hu, int i) {
+      return weightedKey(packed(hu, seeds[i], i), members[i].affinity());
+    }
+
+    /** True if member a beats member b for the unit. */
+    boolean beats(long hu, int a, int b) {
+      int wa = members[a].affinity();
+      int wb = members[b].affinity();
+      long pa = packed(hu, seeds[a], a);
+      long pb = packed(hu, seeds[b], b);
+      if (wa == wb) {
+        return pa > pb;
+      }
+      double ka = weightedKey(pa, wa);
+      double kb = weightedKey(pb, wb);
+      return ka > kb || (ka == kb && a > b);
+    }
+
+    /** Eligible members in the unit's preference order. */
+    int[] preferences(long hu) {
+      int n = members.length;
+      double[] keys = new double[eligible];
+      Integer[] order = new Integer[eligible];
+      int e = 0;
+      for (int i = 0; i < n; i++) {
+        if (caps[i] > 0) {
+          order[e] = i;
+          keys[e] = key(hu, i);
+          e++;
+        }
+      }
+      Integer[] pos = new Integer[eligible];
+      for (int k = 0; k < eligible; k++) {
+        pos[k] = k;
+      }
+      Arrays.sort(pos, (x, y) -> {
+        int c = Double.compare(keys[y], keys[x]);
+        return c != 0 ? c : Integer.compare(order[y], order[x]);
+      });
+      int[] out = new int[eligible];
+      for (int k = 0; k < eligible; k++) {
+        out[k] = order[pos[k]];
+      }
+      return out;
+    }
+  }
+
+  /** What this strategy records on its tables. */
+  private record Provenance(String strategy, boolean firstChoices) {}
+
+  // ----------------------------------------------------------------------------------- full run
+
+  @Override
+  public Table assign(Collection<Member> members, Collection<String> units, Table previous) {
+    Member[] ms = Inputs.sortedMembers(members);
+    String[] us = Inputs.units(units);
+    return full(ms, us);
+  }
+
+  private Table full(Member[] ms, String[] us) {
+    int n = us.length;
+    Pool pool = new Pool(ms, n, epsilon);
+    long[] hu = new long[n];
+    int[] owner = new int[n];
+    long pairs = (long) n * Math.max(1, pool.eligible);
+    int chunk = 4096;
+    int chunks = (n + chunk - 1) / chunk;
+    IntStream range = IntStream.range(0, chunks);
+    if (pairs >= PARALLEL_THRESHOLD_PAIRS && chunks > 1) {
+      range = range.parallel();
+    }
+    range.forEach(
+        c -> {
+          int to = Math.min(n, (c + 1) * chunk);
+          for (int i = c * chunk; i < to; i++) {
+            long h = Hashing.hash64(us[i]);
+            hu[i] = h;
+            owner[i] = pool.best(h);
+          }
+        });
+    int[] load = new int[ms.length];
+    boolean over = false;
+    for (int i = 0; i < n; i++) {
+      int o = owner[i];
+      if (o >= 0 && ++load[o] > pool.caps[o]) {
+        over = true;
+      }
+    }
+    boolean firstChoices = !over && (n == 0 || pool.eligible > 0);
+    if (over) {
+      resolveBounded(pool, us, hu, owner, load);
+    }
+    return build(pool, us, hu, owner, load, firstChoices);
+  }
+
+  /**
+   * Unit-proposing deferred acceptance, starting from the first-choice assignment. Each member
+   * holds at most its cap of units; once contested, its units form a min-heap by the member's
+   * preference so the worst one can be displaced.
+   */
+  private static void resolveBounded(Pool pool, String[] us, long[] hu, int[] owner, int[] load) {
+    int m = pool.members.length;
+    int[][] acc = new int[m][];
+    int[] size = new int[m];
+    boolean[] heaped = new boolean[m];
+    for (int i = 0; i < m; i++) {
+      acc[i] = new int[Math.max(load[i], 1)];
+    }
+    for (int u = 0; u < owner.length; u++) {
+      int o = owner[u];
+      if (o >= 0) {
+        acc[o][size[o]++] = u;
+      }
+    }
+    ArrayDeque<Integer> queue = new ArrayDeque<>();
+    HashMap<Integer, int[]> prefs = new HashMap<>();
+    HashMap<Integer, Integer> nextPos = new HashMap<>();
+    for (int i = 0; i < m; i++) {
+      int cap = pool.caps[i];
+      if (size[i] > cap) {
+        final int mi = i;
+        Integer[] boxed = new Integer[size[i]];
+        for (int k = 0; k < size[i]; k++) {
+          boxed[k] = acc[i][k];
+        }
+        Arrays.sort(boxed, (a, b) -> -compareForMember(pool, mi, hu, us, a, b));
+        for (int k = cap; k < boxed.length; k++) {
+          owner[boxed[k]] = -1;
+          queue.add(boxed[k]);
+        }
+        for (int k = 0; k < cap; k++) {
+          acc[i][k] = boxed[k];
+        }
+        size[i] = cap;
+      }
+      if (acc[i].length < cap) {
+        acc[i] = Arrays.copyOf(acc[i], (int) Math.min(cap, Math.max(16L, (long) acc[i].length * 2)));
+      }
+    }
+    while (!queue.isEmpty()) {
+      int u = queue.poll();
+      int[] pl = prefs.computeIfAbsent(u, k -> pool.preferences(hu[k]));
+      int p = nextPos.getOrDefault(u, 0);
+      boolean placed = false;
+      while (p < pl.length) {
+        int c = pl[p++];
+        int cap = pool.caps[c];
+        if (size[c] < cap) {
+          if (size[c] == acc[c].length) {
+            acc[c] = Arrays.copyOf(acc[c], (int) Math.min(cap, (long) acc[c].length * 2));
+          }
+          acc[c][size[c]++] = u;
+          owner[u] = c;
+          if (heaped[c]) {
+            siftUp(acc[c], size[c] - 1, pool, c, hu, us);
+          }
+          placed = true;
+          break;
+        }
+        if (!heaped[c]) {
+          for (int k = size[c] / 2 - 1; k >= 0; k--) {
+            siftDown(acc[c], size[c], k, pool, c, hu, us);
+          }
+          heaped[c] = true;
+        }
+        int worst = acc[c][0];
+        if (compareForMember(pool, c, hu, us, u, worst) > 0) {
+          owner[u] = c;
+          owner[worst] = -1;
+          acc[c][0] = u;
+          siftDown(acc[c], size[c], 0, pool, c, hu, us);
+          queue.add(worst);
+          placed = true;
+          break;
+        }
+      }
+      nextPos.put(u, p);
+      if (!placed) {
+        owner[u] = -1; // nobody can take it
+      }
+    }
+    Arrays.fill(load, 0);
+    for (int o : owner) {
+      if (o >= 0) {
+        load[o]++;
+      }
+    }
+  }
+
+  private static void siftUp(int[] heap, int k, Pool pool, int i, long[] hu, String[] us) {
+    while (k > 0) {
+      int parent = (k - 1) / 2;
+      if (compareForMember(pool, i, hu, us, heap[k], heap[parent]) < 0) {
+        int t = heap[k];
+        heap[k] = heap[parent];
+        heap[parent] = t;
+        k = parent;
+      } else {
+        return;
+      }
+    }
+  }
+
+  /** Positive if unit a is preferred over unit b by member i. */
+  private static int compareForMember(Pool pool, int i, long[] hu, String[] us, int a, int b) {
+    long pa = pair(hu[a], pool.seeds[i]);
+    long pb = pair(hu[b], pool.seeds[i]);
+    int c = Long.compareUnsigned(pa, pb);
+    if (c != 0) {
+      return c;
+    }
+    return -Names.compareBytes(us[a], us[b]); // earlier name wins a full tie
+  }
+
+  private static void siftDown(int[] heap, int size, int k, Pool pool, int i, long[] hu, String[] us) {
+    while (true) {
+      int l = 2 * k + 1;
+      int r = l + 1;
+      int min = k;
+      if (l < size && compareForMember(pool, i, hu, us, heap[l], heap[min]) < 0) {
+        min = l;
+      }
+      if (r < size && compareForMember(pool, i, hu, us, heap[r], heap[min]) < 0) {
+        min = r;
+      }
+      if (min == k) {
+        return;
+      }
+      int t = heap[k];
+      heap[k] = heap[min];
+      heap[min] = t;
+      k = min;
+    }
+  }
+
+  private Table build(Pool pool, String[] us, long[] hu, int[] owner, int[] load, boolean firstChoices) {
+    int m = pool.members.length;
+    int[][] lists = new int[m][];
+    int[] fill = new int[m];
+    for (int i = 0; i < m; i++) {
+      lists[i] = new int[load[i]];
+    }
+    List<String> unassigned = new ArrayList<>();
+    for (int u = 0; u < owner.length; u++) {
+      int o = owner[u];
+      if (o >= 0) {
+        lists[o][fill[o]++] = u;
+      } else {
+        unassigned.add(us[u]);
+      }
+    }
+    unassigned.sort(Names.BYTE_ORDER);
+    Table.Builder b = Table.builder().trusted().provenance(new Provenance(name, firstChoices));
+    for (int i = 0; i < m; i++) {
+      int[] l = lists[i];
+      long[] keys = new long[l.length];
+      for (int k = 0; k < l.length; k++) {
+        keys[k] = hu[l[k]];
+      }
+      sortByHash(keys, l, us);
+      String[] names = new String[l.length];
+      for (int k = 0; k < l.length; k++) {
+        names[k] = us[l[k]];
+      }
+      b.putOwned(pool.members[i].id(), names);
+    }
+    b.unassigned(unassigned);
+    return b.build();
+  }
+
+  /** Sorts idx by (keys unsigned, name): the table order of a member's units. */
+  static void sortByHash(long[] keys, int[] idx, String[] names) {
+    quicksort(keys, idx, names, 0, keys.length - 1);
+  }
+
+  private static int cmp(long[] k, int[] idx, String[] names, int a, int b) {
+    int c = Long.compareUnsigned(k[a], k[b]);
+    return c != 0 ? c : Names.compareBytes(names[idx[a]], names[idx[b]]);
+  }
+
+  private static void quicksort(long[] k, int[] idx, String[] names, int lo, int hi) {
+    while (hi - lo > 16) {
+      int mid = (lo + hi) >>> 1;
+      // median of three into hi
+      if (cmp(k, idx, names, mid, lo) < 0) swap(k, idx, mid, lo);
+      if (cmp(k, idx, names, hi, lo) < 0) swap(k, idx, hi, lo);
+      if (cmp(k, idx, names, mid, hi) < 0) swap(k, idx, mid, hi);
+      int i = lo;
+      for (int j = lo; j < hi; j++) {
+        if (cmp(k, idx, names, j, hi) < 0) {
+          swap(k, idx, i++, j);
+        }
+      }
+      swap(k, idx, i, hi);
+      if (i - lo < hi - i) {
+        quicksort(k, idx, names, lo, i - 1);
+        lo = i + 1;
+      } else {
+        quicksort(k, idx, names, i + 1, hi);
+        hi = i - 1;
+      }
+    }
+    for (int i = lo + 1; i <= hi; i++) {
+      for (int j = i; j > lo && cmp(k, idx, names, j, j - 1) < 0; j--) {
+        swap(k, idx, j, j - 1);
+      }
+    }
+  }
+
+  private static void swap(long[] k, int[] idx, int a, int b) {
+    long t = k[a];
+    k[a] = k[b];
+    k[b] = t;
+    int s = idx[a];
+    idx[a] = idx[b];
+    idx[b] = s;
+  }
+
+  // ---------------------------------------------------------------------------- incremental
+
+  @Override
+  public Table update(Table previous, Collection<Member> members, Collection<String> units, Changes changes) {
+    Member[] ms = Inputs.sortedMembers(members);
+    if (!(previous.provenance() instanceof Provenance p) || !p.strategy().equals(name) || !p.firstChoices()) {
+      return assign(members, units, previous);
+    }
+    boolean memberChange = !changes.unitsOnly();
+    boolean unitChange = !changes.unitsAdded().isEmpty() || !changes.unitsRemoved().isEmpty();
+    if (memberChange && unitChange) {
+      return assign(members, units, previous);
+    }
+    // the hint must agree with the member sets
+    Set<String> expected = new HashSet<>(previous.members());
+    expected.removeAll(changes.membersRemoved());
+    expected.addAll(changes.membersAdded());
+    if (expected.size() != ms.length) {
+      return assign(members, units, previous);
+    }
+    for (Member m : ms) {
+      if (!expected.contains(m.id())) {
+        return assign(members, units, previous);
+      }
+    }
+    int n = previous.assignedCount() + changes.unitsAdded().size() - changes.unitsRemoved().size();
+    if (units.size() != n || !previous.unassigned().isEmpty()) {
+      return assign(members, units, previous);
+    }
+    Pool pool = new Pool(ms, n, epsilon);
+    HashMap<String, Integer> index = new HashMap<>();
+    for (int i = 0; i < ms.length; i++) {
+      index.put(ms[i].id(), i);
+    }
+    // per member: units kept (in previous order) and units gained
+    List<List<String>> kept = new ArrayList<>(ms.length);
+    List<List<String>> gained = new ArrayList<>(ms.length);
+    boolean[] touched = new boolean[ms.length];
+    for (int i = 0; i < ms.length; i++) {
+      kept.add(null);
+      gained.add(new ArrayList<>());
+    }
+    if (memberChange) {
+      Set<String> redo = new HashSet<>(changes.membersRemoved());
+      redo.addAll(changes.membersChanged());
+      Set<String> challengers = new HashSet<>(changes.membersAdded());
+      challengers.addAll(changes.membersChanged());
+      int[] ch = challengers.stream().map(index::get).filter(x -> x != null && pool.caps[x] > 0).mapToInt(Integer::intValue).toArray();
+      List<Map.Entry<String, List<String>>> entries = new ArrayList<>(previous.byMember().entrySet());
+      // each previous member's units, split into kept and moved (in parallel: a join touches every unit)
+      record Split(List<String> keep, boolean changed, List<String> moved, int[] to) {}
+      Split[] splits = new Split[entries.size()];
+      IntStream range = IntStream.range(0, entries.size());
+      if ((long) previous.assignedCount() * Math.max(1, ch.length) >= PARALLEL_THRESHOLD_PAIRS) {
+        range = range.parallel();
+      }
+      range.forEach(
+          j -> {
+            String m = entries.get(j).getKey();
+            List<String> us = entries.get(j).getValue();
+            List<String> moved = new ArrayList<>();
+            List<Integer> to = new ArrayList<>();
+            if (redo.contains(m)) {
+              for (String u : us) {
+                moved.add(u);
+                to.add(pool.best(Hashing.hash64(u)));
+              }
+              splits[j] = new Split(null, true, moved, to.stream().mapToInt(Integer::intValue).toArray());
+              return;
+            }
+            int i = index.get(m);
+            if (ch.length == 0 || us.isEmpty()) {
+              splits[j] = new Split(us, false, moved, new int[0]);
+              return;
+            }
+            List<String> keep = null;
+            for (int k = 0; k < us.size(); k++) {
+              String u = us.get(k);
+              long h = Hashing.hash64(u);
+              int win = i;
+              for (int c : ch) {
+                if (pool.beats(h, c, win)) {
+                  win = c;
+                }
+              }
+              if (win != i) {
+                if (keep == null) {
+                  keep = new ArrayList<>(us.subList(0, k));
+                }
+                moved.add(u);
+                to.add(win);
+              } else if (keep != null) {
+                keep.add(u);
+              }
+            }
+            splits[j] = new Split(keep == null ? us : keep, keep != null, moved, to.stream().mapToInt(Integer::intValue).toArray());
+          });
+      for (int j = 0; j < splits.length; j++) {
+        Split sp = splits[j];
+        for (int k = 0; k < sp.to().length; k++) {
+          if (sp.to()[k] < 0) {
+            return assign(members, units, previous);
+          }
+          gained.get(sp.to()[k]).add(sp.moved().get(k));
+        }
+        if (sp.keep() != null) {
+          int i = index.get(entries.get(j).getKey());
+          kept.set(i, sp.keep());
+          touched[i] = sp.changed();
+        }
+      }
+    } else {
+      // units only: members are the same
+      Map<Integer, Set<String>> removedBy = new HashMap<>();
+      for (String u : changes.unitsRemoved()) {
+        int o = pool.best(Hashing.hash64(u));
+        if (o < 0) {
+          return assign(members, units, previous);
+        }
+        removedBy.computeIfAbsent(o, k -> new HashSet<>()).add(u);
+      }
+      for (Map.Entry<String, List<String>> e : previous.byMember().entrySet()) {
+        Integer i = index.get(e.getKey());
+        if (i == null) {
+          return assign(members, units, previous);
+        }
+        Set<String> gone = removedBy.remove(i);
+        if (gone == null) {
+          kept.set(i, e.getValue());
+        } else {
+          List<String> keep = new ArrayList<>(e.getValue().size());
+          for (String u : e.getValue()) {
+            if (!gone.remove(u)) {
+              keep.add(u);
+            }
+          }
+          if (!gone.isEmpty()) {
+            return assign(members, units, previous); // hint disagrees with the table
+          }
+          kept.set(i, keep);
+          touched[i] = true;
+        }
+      }
+      if (!removedBy.isEmpty()) {
+        return assign(members, units, previous);
+      }
+      for (String u : changes.unitsAdded()) {
+        Names.checkUnit(u);
+        int o = pool.best(Hashing.hash64(u));
+        if (o < 0) {
+          return assign(members, units, previous);
+        }
+        gained.get(o).add(u);
+      }
+    }
+    // capacity / bound check: if anyone is over, the bounded resolution must run in full
+    for (int i = 0; i < ms.length; i++) {
+      List<String> k = kept.get(i);
+      int load = (k == null ? 0 : k.size()) + gained.get(i).size();
+      if (load > pool.caps[i] && load > 0) {
+        return assign(members, units, previous);
+      }
+    }
+    Table.Builder b = Table.builder().trusted().provenance(new Provenance(name, true));
+    for (int i = 0; i < ms.length; i++) {
+      List<String> k = kept.get(i);
+      if (k == null) {
+        k = List.of();
+      }
+      List<String> g = gained.get(i);
+      if (g.isEmpty() && !touched[i]) {
+        b.putShared(ms[i].id(), k);
+      } else {
+        b.putOwned(ms[i].id(), merge(k, g));
+      }
+    }
+    return b.build();
+  }
+
+  /** Merges units gained into a list already in table order (binary search: hashes O(g log n)). */
+  private static String[] merge(List<String> sorted, List<String> add) {
+    String[] a = add.toArray(new String[0]);
+    long[] ak = new long[a.length];
+    int[] ai = new int[a.length];
+    for (int k = 0; k < a.length; k++) {
+      ak[k] = Hashing.hash64(a[k]);
+      ai[k] = k;
+    }
+    sortByHash(ak, ai, a);
+    String[] out = new String[sorted.size() + a.length];
+    int o = 0;
+    int from = 0;
+    for (int j = 0; j < a.length; j++) {
+      String t = a[ai[j]];
+      long th = ak[j];
+      int lo = from;
+      int hi = sorted.size();
+      while (lo < hi) {
+        int mid = (lo + hi) >>> 1;
+        String s = sorted.get(mid);
+        int c = Long.compareUnsigned(Hashing.hash64(s), th);
+        if (c == 0) {
+          c = Names.compareBytes(s, t);
+        }
+        if (c < 0) {
+          lo = mid + 1;
+        } else {
+          hi = mid;
+        }
+      }
+      for (int k = from; k < lo; k++) {
+        out[o++] = sorted.get(k);
+      }
+      out[o++] = t;
+      from = lo;
+    }
+    for (int k = from; k < sorted.size(); k++) {
+      out[o++] = sorted.get(k);
+    }
+    return out;
+  }
+}

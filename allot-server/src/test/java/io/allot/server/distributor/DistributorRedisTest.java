@@ -1,0 +1,349 @@
+package io.allot.server.distributor;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.allot.core.assign.SeedRingAssigner;
+import io.allot.core.assign.SeedLayout;
+import io.allot.core.model.Member;
+import io.allot.server.dev.DemoMember;
+import io.allot.server.ping.Pinger;
+import io.allot.store.FencedException;
+import io.allot.store.Lease;
+import io.allot.store.Store;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The distributor against a real Redis (127.0.0.1:6379 or throwaway servers) and real gRPC members. */
+class DistributorRedisTest {
+  static final Duration POLL = Duration.ofMillis(200);
+  static final Duration TIMEOUT = Duration.ofMillis(300);
+  static final Duration TTL = Duration.ofMillis(1500);
+  static final int K = 2;
+
+  static Store redis;
+  String p; // key prefix of this test
+  String group;
+  String unitsKey;
+  String tableKey;
+  final List<AutoCloseable> closeLater = new ArrayList<>();
+
+  @BeforeAll
+  static void connect() {
+    redis = Stores.redis("127.0.0.1:6379");
+  }
+
+  @AfterAll
+  static void disconnect() {
+    redis.close();
+  }
+
+  @BeforeEach
+  void keys() {
+    p = "test-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    group = p + "services";
+    unitsKey = p + "units";
+    tableKey = p + "table";
+  }
+
+  @AfterEach
+  void cleanup() throws Exception {
+    for (int i = closeLater.size() - 1; i >= 0; i--) {
+      closeLater.get(i).close();
+    }
+  }
+
+  DistributorSettings settings(String strategy) {
+    return new DistributorSettings(List.of(group), unitsKey, tableKey, POLL, TIMEOUT, K, false, TTL, strategy, Pinger.Mode.AUTO);
+  }
+
+  DistributorServer server(Store store, String strategy, List<Long> epochs) {
+    DistributorServer s =
+        new DistributorServer(store, settings(strategy), new SimpleMeterRegistry(), (g, pub) -> {
+          if (epochs != null) {
+            epochs.add(pub.epoch());
+          }
+        });
+    closeLater.add(s);
+    return s.start();
+  }
+
+  DemoMember member(boolean health, boolean legacy, Store store) {
+    DemoMember m = new DemoMember(0, health, legacy).start();
+    closeLater.add(m);
+    store.addToList(group, m.address());
+    return m;
+  }
+
+  List<String> units(int n) {
+    List<String> u = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      u.add("unit-" + i);
+    }
+    return u;
+  }
+
+  static Map<String, List<String>> table(Store store, String key) {
+    Map<String, List<String>> out = new HashMap<>();
+    store.hash(key).forEach((m, v) -> out.put(m, SeedLayout.split(v)));
+    return out;
+  }
+
+  static boolean covers(Map<String, List<String>> t, List<String> units) {
+    List<String> all = new ArrayList<>();
+    t.values().forEach(all::addAll);
+    return all.size() == units.size() && new HashSet<>(all).equals(new HashSet<>(units));
+  }
+
+  @Test
+  void seedRingTableIsTheOriginalsForLegacyOnlyMembers() {
+    List<DemoMember> ms = new ArrayList<>();
+    for (int i = 0; i < 4; i++) {
+      ms.add(member(false, true, redis)); // members that only know proto.GRPCPinger/Ping
+    }
+    List<String> units = units(23);
+    redis.replaceList(unitsKey, units);
+    server(redis, "seed-ring", null);
+    Map<String, String> expected =
+        new SeedRingAssigner().assign(ms.stream().map(m -> Member.of(m.address())).toList(), units).toDistributionHash();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.hash(tableKey).equals(expected));
+  }
+
+  @Test
+  void aKilledMemberLosesItsUnitsAndGetsThemBack() {
+    List<DemoMember> ms = List.of(member(true, false, redis), member(true, true, redis), member(true, false, redis));
+    List<String> units = units(30);
+    redis.replaceList(unitsKey, units);
+    server(redis, "rendezvous", null);
+    Awaitility.await().atMost(Duration.ofSeconds(10))
+        .until(() -> covers(table(redis, tableKey), units) && table(redis, tableKey).values().stream().allMatch(l -> !l.isEmpty()));
+    Map<String, List<String>> before = table(redis, tableKey);
+    DemoMember victim = ms.get(1);
+    long t0 = System.nanoTime();
+    victim.stop();
+    // bound: K x poll-interval + ping-timeout + one cycle, plus scheduling slack
+    Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> table(redis, tableKey).get(victim.address()).isEmpty() && covers(table(redis, tableKey), units));
+    long movedMs = (System.nanoTime() - t0) / 1_000_000;
+    System.out.printf("units moved off the killed member after %d ms (bound K*poll+timeout+poll = %d ms)%n", movedMs,
+        K * POLL.toMillis() + TIMEOUT.toMillis() + POLL.toMillis());
+    // only the victim's units moved
+    Map<String, List<String>> during = table(redis, tableKey);
+    for (DemoMember m : ms) {
+      if (m != victim) {
+        assertThat(during.get(m.address())).containsAll(before.get(m.address()));
+      }
+    }
+    victim.start();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> table(redis, tableKey).equals(before));
+  }
+
+  @Test
+  void theTableFollowsUnitsAddedAndRemoved() {
+    member(true, false, redis);
+    member(true, false, redis);
+    List<String> units = units(10);
+    redis.replaceList(unitsKey, units);
+    server(redis, "balanced", null);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), units));
+    List<String> more = new ArrayList<>(units.subList(3, 10));
+    more.add("new-1");
+    more.add("new-2");
+    redis.replaceList(unitsKey, more);
+    redis.notify(DistributorServer.changesChannel(unitsKey), "changed");
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
+    assertThat(table(redis, tableKey).values()).allSatisfy(l -> assertThat(l.size()).isBetween(4, 5));
+  }
+
+  @Test
+  void keyspaceNotificationsTriggerARoundWithoutWaitingForThePollInterval() throws Exception {
+    try (TestRedis r = new TestRedis("--notify-keyspace-events", "Kl")) {
+      Store store = Stores.redis(r.address());
+      closeLater.add(store);
+      member(true, false, store);
+      List<String> units = units(5);
+      store.replaceList(unitsKey, units);
+      DistributorSettings slow =
+          new DistributorSettings(List.of(group), unitsKey, tableKey, Duration.ofSeconds(30), Duration.ofSeconds(2), K, false, Duration.ofSeconds(90),
+              "rendezvous", Pinger.Mode.AUTO);
+      DistributorServer s = new DistributorServer(store, slow, new SimpleMeterRegistry(), null);
+      closeLater.add(s);
+      s.start(); // the first round runs at once
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), units));
+      List<String> more = units(7);
+      store.replaceList(unitsKey, more); // no explicit notification: Redis itself announces the change
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), more));
+    }
+  }
+
+  @Test
+  void badDataIsSkippedNotFatal() {
+    member(true, false, redis);
+    redis.addToList(group, "not-an-address");
+    redis.replaceList(unitsKey, List.of("good-1", "bad,unit", "good-2", "good-1"));
+    server(redis, "rendezvous", null);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), List.of("good-1", "good-2")));
+    assertThat(redis.hash(tableKey)).doesNotContainKey("not-an-address");
+  }
+
+  @Test
+  void ofTwoDistributorsExactlyOneWritesAndTheOtherTakesOverWhenItStops() {
+    member(true, false, redis);
+    member(true, false, redis);
+    List<String> units = units(12);
+    redis.replaceList(unitsKey, units);
+    List<Long> a = new CopyOnWriteArrayList<>();
+    List<Long> b = new CopyOnWriteArrayList<>();
+    DistributorServer sa = server(redis, "rendezvous", a);
+    DistributorServer sb = server(redis, "rendezvous", b);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), units));
+    Awaitility.await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
+        .until(() -> sa.groups().get(0).isLeader() ^ sb.groups().get(0).isLeader());
+    DistributorServer leader = sa.groups().get(0).isLeader() ? sa : sb;
+    DistributorServer standby = leader == sa ? sb : sa;
+    List<Long> standbyEpochs = leader == sa ? b : a;
+    assertThat(standbyEpochs).isEmpty();
+    leader.close(); // graceful: releases the lease
+    long t0 = System.nanoTime();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> standby.groups().get(0).isLeader());
+    System.out.printf("graceful handover took %d ms%n", (System.nanoTime() - t0) / 1_000_000);
+    List<String> more = units(14);
+    redis.replaceList(unitsKey, more);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
+    assertThat(standbyEpochs).isNotEmpty();
+  }
+
+  @Test
+  void aStaleLeaseCannotPublish() {
+    String lease = Store.tableLeaseName(tableKey, group);
+    Lease old = redis.tryAcquire(lease, "old", Duration.ofMillis(300)).orElseThrow();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.tryAcquire(lease, "new", Duration.ofSeconds(5)).isPresent());
+    Lease current = redis.currentLeader(lease).orElseThrow();
+    assertThat(current.token()).isGreaterThan(old.token());
+    redis.publish(current, tableKey, group, Map.of("m:1", "a,b"));
+    assertThatThrownBy(() -> redis.publish(old, tableKey, group, Map.of("m:1", "evil"))).isInstanceOf(FencedException.class);
+    assertThat(redis.hash(tableKey)).containsEntry("m:1", "a,b");
+  }
+
+  @Test
+  void recoversFromARedisRestartWithoutBeingRestarted() throws Exception {
+    try (TestRedis r = new TestRedis()) {
+      Store store = Stores.redis(r.address());
+      closeLater.add(store);
+      member(true, false, store);
+      member(true, false, store);
+      List<String> units = units(8);
+      store.replaceList(unitsKey, units);
+      DistributorServer s = server(store, "rendezvous", null);
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), units));
+      Map<String, List<String>> before = table(store, tableKey);
+      List<String> members = store.list(group);
+      r.kill();
+      // the leader cannot renew against a dead store, so it steps down
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !s.groups().get(0).isLeader());
+      r.start(); // empty: it kept nothing
+      // the client reconnects in the background; re-seed the lists once it is connected again
+      Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
+        store.replaceList(unitsKey, units);
+        for (String m : members) {
+          store.addToList(group, m);
+        }
+        return true;
+      });
+      Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> table(store, tableKey).equals(before));
+    }
+  }
+
+  @Test
+  void aKilledLeaderProcessIsReplacedWithinTheLeaseTtl() throws Exception {
+    member(true, false, redis);
+    member(true, false, redis);
+    List<String> units = units(10);
+    redis.replaceList(unitsKey, units);
+    Process a = startProcess();
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> covers(table(redis, tableKey), units));
+    List<Long> epochs = new CopyOnWriteArrayList<>();
+    DistributorServer b = server(redis, "rendezvous", epochs);
+    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !b.groups().get(0).isLeader());
+    a.destroyForcibly().waitFor(5, TimeUnit.SECONDS); // kill -9: no chance to release the lease
+    long t0 = System.nanoTime();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> b.groups().get(0).isLeader());
+    System.out.printf("standby took over from a killed leader after %d ms (lease ttl %d ms)%n", (System.nanoTime() - t0) / 1_000_000, TTL.toMillis());
+    List<String> more = units(11);
+    redis.replaceList(unitsKey, more);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
+    assertThat(epochs).isNotEmpty();
+  }
+
+  @Test
+  void aPausedLeaderIsReplacedAndCannotOverwriteWhenResumed() throws Exception {
+    member(true, false, redis);
+    member(true, false, redis);
+    List<String> units = units(10);
+    redis.replaceList(unitsKey, units);
+    Process a = startProcess();
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> covers(table(redis, tableKey), units));
+    Lease aLease = redis.currentLeader(Store.tableLeaseName(tableKey, group)).orElseThrow();
+    signal(a, "STOP");
+    DistributorServer b = server(redis, "rendezvous", null);
+    long t0 = System.nanoTime();
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> b.groups().get(0).isLeader());
+    System.out.printf("standby took over from a paused leader after %d ms (lease ttl %d ms)%n", (System.nanoTime() - t0) / 1_000_000, TTL.toMillis());
+    List<String> more = units(13);
+    redis.replaceList(unitsKey, more);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
+    Map<String, String> bTable = redis.hash(tableKey);
+    // resume the old leader: its renew fails and its writes are fenced; the table stays B's
+    signal(a, "CONT");
+    assertThatThrownBy(() -> redis.publish(aLease, tableKey, group, Map.of())).isInstanceOf(FencedException.class);
+    Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> redis.hash(tableKey).equals(bTable));
+    assertThat(b.groups().get(0).isLeader()).isTrue();
+  }
+
+  private Process startProcess() throws Exception {
+    String java = ProcessHandle.current().info().command().orElse("java");
+    ProcessBuilder pb =
+        new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DistributorProcessMain.class.getName(), "127.0.0.1:6379", group,
+            unitsKey, tableKey, "rendezvous", String.valueOf(POLL.toMillis()), String.valueOf(TIMEOUT.toMillis()), String.valueOf(TTL.toMillis()))
+            .redirectErrorStream(true);
+    Process proc = pb.start();
+    closeLater.add(() -> proc.destroyForcibly().waitFor(5, TimeUnit.SECONDS));
+    Thread drain = new Thread(() -> {
+      try (BufferedReader r = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          System.out.println("[child] " + line);
+        }
+      } catch (Exception ignored) {
+        // process ended
+      }
+    });
+    drain.setDaemon(true);
+    drain.start();
+    return proc;
+  }
+
+  private static void signal(Process p, String sig) throws Exception {
+    int rc = new ProcessBuilder("kill", "-" + sig, String.valueOf(p.pid())).inheritIO().start().waitFor();
+    assertThat(rc).isZero();
+  }
+}

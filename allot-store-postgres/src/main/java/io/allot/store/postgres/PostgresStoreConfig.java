@@ -1,0 +1,212 @@
+package io.allot.store.postgres;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * How {@link PostgresStore} connects. Build with {@link #builder(String)}; every setting has a default suited to a
+ * coordination store (small pool, short timeouts).
+ */
+public final class PostgresStoreConfig {
+  /** The schema used when neither {@link Builder#schema} nor the URL parameter {@code allot_schema} says otherwise. */
+  public static final String DEFAULT_SCHEMA = "allot";
+
+  private static final Pattern SCHEMA = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
+
+  private final PostgresUrl url;
+  private final String schema;
+  private final int maxPoolSize;
+  private final Duration connectionTimeout;
+  private final Duration connectTimeout;
+  private final Duration socketTimeout;
+  private final Duration subscribeTimeout;
+  private final Duration listenerPoll;
+  private final Duration listenerPing;
+  private final Duration reconnectDelayMin;
+  private final Duration reconnectDelayMax;
+  private final String applicationName;
+
+  private PostgresStoreConfig(Builder b) {
+    this.url = b.url;
+    String s = b.schema != null ? b.schema : url.schema() != null ? url.schema() : DEFAULT_SCHEMA;
+    if (!SCHEMA.matcher(s).matches()) {
+      throw new IllegalArgumentException("schema name must match " + SCHEMA.pattern() + " (lower case, at most 63 "
+          + "characters) but was '" + s + "'");
+    }
+    this.schema = s;
+    if (b.maxPoolSize < 1) {
+      throw new IllegalArgumentException("maxPoolSize must be at least 1 but was " + b.maxPoolSize);
+    }
+    this.maxPoolSize = b.maxPoolSize;
+    this.connectionTimeout = atLeast("connectionTimeout", b.connectionTimeout, Duration.ofMillis(250));
+    this.connectTimeout = atLeast("connectTimeout", b.connectTimeout, Duration.ofSeconds(1));
+    this.socketTimeout = atLeast("socketTimeout", b.socketTimeout, Duration.ofSeconds(1));
+    this.subscribeTimeout = atLeast("subscribeTimeout", b.subscribeTimeout, Duration.ofMillis(100));
+    this.listenerPoll = atLeast("listenerPoll", b.listenerPoll, Duration.ofMillis(10));
+    this.listenerPing = atLeast("listenerPing", b.listenerPing, Duration.ofMillis(100));
+    this.reconnectDelayMin = atLeast("reconnectDelayMin", b.reconnectDelayMin, Duration.ofMillis(1));
+    this.reconnectDelayMax = atLeast("reconnectDelayMax", b.reconnectDelayMax, reconnectDelayMin);
+    this.applicationName = Objects.requireNonNull(b.applicationName, "applicationName");
+  }
+
+  private static Duration atLeast(String what, Duration d, Duration min) {
+    Objects.requireNonNull(d, what);
+    if (d.compareTo(min) < 0) {
+      throw new IllegalArgumentException(what + " must be at least " + min + " but was " + d);
+    }
+    return d;
+  }
+
+  /** A builder for {@code postgresql://user:pass@host:port/db?...} or {@code jdbc:postgresql://...}. */
+  public static Builder builder(String url) {
+    return new Builder(PostgresUrl.parse(url));
+  }
+
+  public PostgresUrl url() {
+    return url;
+  }
+
+  /** The schema holding allot's tables and functions (created and migrated at connect). */
+  public String schema() {
+    return schema;
+  }
+
+  /** Most pooled connections (default 4); the LISTEN connection comes on top. */
+  public int maxPoolSize() {
+    return maxPoolSize;
+  }
+
+  /** How long a call waits for a pooled connection before failing with StoreUnavailableException (default 2 s). */
+  public Duration connectionTimeout() {
+    return connectionTimeout;
+  }
+
+  /** TCP connect timeout of a new connection (pgjdbc {@code connectTimeout}, whole seconds; default 2 s). */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /**
+   * How long a call waits for the server's answer before the connection is considered dead (pgjdbc
+   * {@code socketTimeout}, whole seconds; default 10 s): what bounds a call to a frozen server.
+   */
+  public Duration socketTimeout() {
+    return socketTimeout;
+  }
+
+  /** How long {@code subscribe} waits for its LISTEN to be in place (default 5 s). */
+  public Duration subscribeTimeout() {
+    return subscribeTimeout;
+  }
+
+  /** How long the listener thread waits for notifications at a time (default 500 ms). */
+  public Duration listenerPoll() {
+    return listenerPoll;
+  }
+
+  /** After how long without traffic the listener checks its connection with a query (default 5 s). */
+  public Duration listenerPing() {
+    return listenerPing;
+  }
+
+  /** First delay between reconnection attempts of the listener (default 50 ms), doubling up to the max. */
+  public Duration reconnectDelayMin() {
+    return reconnectDelayMin;
+  }
+
+  /** Longest delay between reconnection attempts of the listener (default 2 s). */
+  public Duration reconnectDelayMax() {
+    return reconnectDelayMax;
+  }
+
+  /** {@code application_name} of the connections, unless the URL sets one (default {@code allot}). */
+  public String applicationName() {
+    return applicationName;
+  }
+
+  /** The address and schema, for messages: never the password. */
+  public String describe() {
+    return url.description() + " (schema " + schema + ")";
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresStoreConfig[" + describe() + ", maxPoolSize=" + maxPoolSize + "]";
+  }
+
+  public static final class Builder {
+    private final PostgresUrl url;
+    private String schema;
+    private int maxPoolSize = 4;
+    private Duration connectionTimeout = Duration.ofSeconds(2);
+    private Duration connectTimeout = Duration.ofSeconds(2);
+    private Duration socketTimeout = Duration.ofSeconds(10);
+    private Duration subscribeTimeout = Duration.ofSeconds(5);
+    private Duration listenerPoll = Duration.ofMillis(500);
+    private Duration listenerPing = Duration.ofSeconds(5);
+    private Duration reconnectDelayMin = Duration.ofMillis(50);
+    private Duration reconnectDelayMax = Duration.ofSeconds(2);
+    private String applicationName = "allot";
+
+    private Builder(PostgresUrl url) {
+      this.url = url;
+    }
+
+    /** Overrides the URL's {@code allot_schema} and the default {@code allot}. */
+    public Builder schema(String schema) {
+      this.schema = Objects.requireNonNull(schema, "schema");
+      return this;
+    }
+
+    public Builder maxPoolSize(int maxPoolSize) {
+      this.maxPoolSize = maxPoolSize;
+      return this;
+    }
+
+    public Builder connectionTimeout(Duration d) {
+      this.connectionTimeout = d;
+      return this;
+    }
+
+    public Builder connectTimeout(Duration d) {
+      this.connectTimeout = d;
+      return this;
+    }
+
+    public Builder socketTimeout(Duration d) {
+      this.socketTimeout = d;
+      return this;
+    }
+
+    public Builder subscribeTimeout(Duration d) {
+      this.subscribeTimeout = d;
+      return this;
+    }
+
+    public Builder listenerPoll(Duration d) {
+      this.listenerPoll = d;
+      return this;
+    }
+
+    public Builder listenerPing(Duration d) {
+      this.listenerPing = d;
+      return this;
+    }
+
+    public Builder reconnectDelay(Duration min, Duration max) {
+      this.reconnectDelayMin = min;
+      this.reconnectDelayMax = max;
+      return this;
+    }
+
+    public Builder applicationName(String name) {
+      this.applicationName = name;
+      return this;
+    }
+
+    public PostgresStoreConfig build() {
+      return new PostgresStoreConfig(this);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+package io.allot.store.redis;
+
+/**
+ * The Redis key layout of {@link RedisStore}. User keys (lists, the distribution hash) are used as given, so the
+ * layout stays compatible with the original Go distributor; the store's own keys are <em>companions</em> placed in
+ * the same Redis Cluster slot as the key they belong to, so one Lua script may touch them together:
+ *
+ * <table>
+ * <caption>companion keys</caption>
+ * <tr><th>what</th><th>key (for hash key {@code K} without braces)</th></tr>
+ * <tr><td>epoch of hash K</td><td>{@code {K}:allot:epoch}</td></tr>
+ * <tr><td>fields group G wrote last time</td><td>{@code {K}:allot:fields:G} (a set)</td></tr>
+ * <tr><td>which group wrote each field last</td><td>{@code {K}:allot:owners} (a hash field -> group)</td></tr>
+ * <tr><td>lease {@code K:G} (table lease)</td><td>{@code {K}:allot:lease:G}, token {@code {K}:allot:token:G}</td></tr>
+ * <tr><td>lease N (no ':' in N)</td><td>{@code {allot:lease:N}}, token {@code {allot:lease:N}:token}</td></tr>
+ * </table>
+ *
+ * <p>A pool is named by its services list {@code P}; its membership and ownership live next to it:
+ *
+ * <table>
+ * <caption>pool companion keys</caption>
+ * <tr><th>what</th><th>key (for services list {@code P} without braces)</th></tr>
+ * <tr><td>member registrations</td>
+ *     <td>{@code {P}:allot:members} (a hash id -> {@code "affinity|capacity|session|leaseUntilMillis"})</td></tr>
+ * <tr><td>unit ownership</td>
+ *     <td>{@code {P}:allot:ownership} (a hash unit -> {@code "member|session|token"})</td></tr>
+ * <tr><td>last session number or fencing token issued in the pool</td><td>{@code {P}:allot:counter}</td></tr>
+ * </table>
+ *
+ * <p>(Unit ownership is not called {@code owners}: {@code {K}:allot:owners} already names the field -> group hash of
+ * a distribution hash K.)
+ *
+ * <p>A key without a hash tag hashes by its whole name, so {@code {K}:x} lands in K's slot. A key that already has
+ * a hash tag ({@code {tag}rest}) hashes by its tag, so its companions are {@code K + ":allot:..."} (no new braces).
+ * A key with a '}' but no valid tag cannot be co-located; {@link #checkSameSlot} rejects it in Cluster mode.
+ *
+ * <p>Lease names are split at their last ':': a name {@code P:S} is stored in P's slot
+ * ({@code {P}:allot:lease:S}). That is what lets {@link RedisStore#publish} check the table lease
+ * {@code hashKey + ":" + group} in the hash's slot; other names containing ':' simply live in their prefix's slot.
+ */
+public final class RedisKeys {
+  private RedisKeys() {}
+
+  /** The epoch counter of distribution hash {@code hashKey}. */
+  public static String epoch(String hashKey) {
+    return companion(hashKey, "allot:epoch");
+  }
+
+  /** The set of fields {@code group} wrote into {@code hashKey} last time. */
+  public static String groupFields(String hashKey, String group) {
+    return companion(hashKey, "allot:fields:" + group);
+  }
+
+  /** The hash field -> group that wrote it last, for {@code hashKey}. */
+  public static String owners(String hashKey) {
+    return companion(hashKey, "allot:owners");
+  }
+
+  /** The registrations of pool {@code pool}: a hash member id -> {@code "affinity|capacity|session|leaseUntilMillis"}. */
+  public static String members(String pool) {
+    return companion(pool, "allot:members");
+  }
+
+  /** The unit ownership of pool {@code pool}: a hash unit -> {@code "member|session|token"}. */
+  public static String ownership(String pool) {
+    return companion(pool, "allot:ownership");
+  }
+
+  /** The last session number or fencing token issued in pool {@code pool} (one counter for both; no expiry). */
+  public static String counter(String pool) {
+    return companion(pool, "allot:counter");
+  }
+
+  /** The key holding lease {@code name} (value {@code "<token>:<holder>"}, with a PX expiry). */
+  public static String lease(String name) {
+    int i = splitAt(name);
+    return i < 0 ? "{allot:lease:" + name + "}" : companion(name.substring(0, i), "allot:lease:" + name.substring(i + 1));
+  }
+
+  /** The key holding the last fencing token issued for lease {@code name} (no expiry). */
+  public static String token(String name) {
+    int i = splitAt(name);
+    return i < 0 ? lease(name) + ":token" : companion(name.substring(0, i), "allot:token:" + name.substring(i + 1));
+  }
+
+  /** {@code key}'s companion named {@code suffix}, in {@code key}'s slot (see the class comment). */
+  static String companion(String key, String suffix) {
+    return hasHashTag(key) ? key + ":" + suffix : "{" + key + "}:" + suffix;
+  }
+
+  /** Whether Redis Cluster hashes {@code key} by a tag: a '{' followed later by a '}' with something between. */
+  static boolean hasHashTag(String key) {
+    int open = key.indexOf('{');
+    if (open < 0) {
+      return false;
+    }
+    int close = key.indexOf('}', open + 1);
+    return close > open + 1;
+  }
+
+  private static int splitAt(String name) {
+    int i = name.lastIndexOf(':');
+    return i > 0 && i < name.length() - 1 ? i : -1;
+  }
+
+  /**
+   * Throws {@link IllegalArgumentException} unless every key is in the slot of {@code keys[0]} (needed in Redis
+   * Cluster for one script to touch them).
+   */
+  static void checkSameSlot(String what, String... keys) {
+    int slot = io.lettuce.core.cluster.SlotHash.getSlot(keys[0]);
+    for (String k : keys) {
+      if (io.lettuce.core.cluster.SlotHash.getSlot(k) != slot) {
+        throw new IllegalArgumentException("cannot " + what + " in Redis Cluster: key '" + k
+            + "' does not hash to the slot of '" + keys[0] + "' (a key with '}' but no {hash tag}?)");
+      }
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package io.allot.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+class FencingTest extends WorkerTestBase {
+
+  /** Per unit: was the lease still live in store time when the member said LEASE_LOST? */
+  private final Map<String, Boolean> liveInStoreAtStop = new ConcurrentHashMap<>();
+
+  private M fencedMember(FlakyStore flaky) {
+    Recorder r = new Recorder("A", intervals).autoConfirm();
+    Divider d = fast(flaky, r).build();
+    r.onLeaseLostStop(s -> {
+      Long token = r.running.get(s.unit());
+      liveInStoreAtStop.put(s.unit(), token != null && mem.validToken(P, s.unit(), token)
+          && mem.members(P).get(d.memberId()).liveAt(mem.timeMillis()));
+    });
+    return new M(started(d, r), r);
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = FlakyStore.Mode.class, names = {"DOWN", "HANG"})
+  void aMemberThatCannotRenewStopsEverythingBeforeItsLeaseExpiresThenComesBack(FlakyStore.Mode failure) {
+    FlakyStore flaky = new FlakyStore(mem);
+    M a = fencedMember(flaky);
+    M b = member("B");
+    ManagedChannel ch = channel(a.id());
+    table.publish(a.id(), "u1,u2", b.id(), "");
+    await().until(() -> a.d().assigned().size() == 2);
+    long session1 = a.d().session().orElseThrow();
+    Map<String, Long> tokens1 = a.d().assigned();
+
+    long t0 = System.nanoTime();
+    flaky.mode(failure);
+    await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 2);
+    long fencedAfterMs = (System.nanoTime() - t0) / 1_000_000;
+
+    assertThat(liveInStoreAtStop).containsOnlyKeys("u1", "u2").containsValues(true).doesNotContainValue(false);
+    assertThat(fencedAfterMs).isLessThan(1000); // leaseTtl: before the store could let anyone else in
+    assertThat(a.r().leaseLosses()).hasSize(1);
+    assertThat(a.d().stats().leaseLosses()).isEqualTo(1);
+    assertThat(a.d().assigned()).isEmpty();
+    assertThat(a.d().leaseValid()).isFalse();
+    assertThat(a.d().session()).isEmpty();
+    assertThat(health(ch)).isEqualTo(ServingStatus.NOT_SERVING);
+    assertThat(legacyPing(ch)).isEqualTo(Status.Code.UNAVAILABLE);
+
+    // the distributor moves the units; B gets them once A's lease has expired in store time
+    table.publish(a.id(), "", b.id(), "u1,u2");
+    await().until(() -> b.d().assigned().size() == 2);
+    assertThat(b.d().assigned().get("u1")).isGreaterThan(tokens1.get("u1"));
+
+    // the store comes back: A registers again with a new session and serves again
+    flaky.mode(FlakyStore.Mode.UP);
+    await().until(() -> a.d().session().isPresent() && a.d().leaseValid());
+    assertThat(a.d().session().getAsLong()).isGreaterThan(session1);
+    assertThat(a.d().stats().registrations()).isEqualTo(2);
+    assertThat(mem.members(P).get(a.id()).session()).isEqualTo(a.d().session().getAsLong());
+    await().until(() -> health(ch) == ServingStatus.SERVING);
+    assertThat(legacyPing(ch)).isEqualTo(Status.Code.OK);
+
+    // and works normally: u1 comes back through a regular handoff
+    table.publish(a.id(), "u1", b.id(), "u2");
+    await().until(() -> a.d().assigned().containsKey("u1") && !b.d().assigned().containsKey("u1"));
+    assertThat(intervals.violations()).isEmpty();
+    assertThat(intervals.tokenViolations()).isEmpty();
+  }
+
+  @Test
+  void aRenewalTheStoreRefusesFencesAtOnce() {
+    M a = member("A");
+    table.publish(a.id(), "u1");
+    await().until(() -> a.d().assigned().containsKey("u1"));
+    long token1 = a.d().assigned().get("u1");
+
+    storeClockOffset.addAndGet(Duration.ofSeconds(5).toNanos()); // store time jumps: the lease is over there
+
+    await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 1);
+    assertThat(a.r().leaseLosses()).singleElement().asString().contains("refused");
+    // comes back by itself (new session) and claims its unit again with a new token
+    await().until(() -> a.d().assigned().containsKey("u1") && a.d().assigned().get("u1") > token1);
+    assertThat(a.r().starts()).extracting(UnitStart::unit).containsExactly("u1", "u1");
+    assertThat(a.d().stats().registrations()).isEqualTo(2);
+  }
+
+  @Test
+  void aFencedMemberWaitsForItsOldLeaseToRunOutBeforeRegisteringAgain() {
+    FlakyStore flaky = new FlakyStore(mem);
+    M a = fencedMember(flaky);
+    table.publish(a.id(), "u1");
+    await().until(() -> a.d().assigned().containsKey("u1"));
+    long session1 = a.d().session().orElseThrow();
+    flaky.mode(FlakyStore.Mode.DOWN);
+    await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 1);
+    long oldLeaseUntil = mem.members(P).get(a.id()).leaseUntilMillis();
+    assertThat(oldLeaseUntil).isGreaterThan(mem.timeMillis()); // fenced while the old lease still ran
+    flaky.mode(FlakyStore.Mode.UP); // at once
+
+    await().until(() -> a.d().session().isPresent());
+    assertThat(a.d().session().getAsLong()).isGreaterThan(session1);
+    // registering again supersedes the old session: it happened only once that lease had run out anyway,
+    // so the application kept the whole fence margin to stop
+    assertThat(flaky.registerStoreTimes).hasSize(2);
+    assertThat(flaky.registerStoreTimes.get(1)).isGreaterThanOrEqualTo(oldLeaseUntil);
+    assertThat(liveInStoreAtStop).containsEntry("u1", true);
+    await().until(() -> a.d().assigned().containsKey("u1"));
+  }
+}

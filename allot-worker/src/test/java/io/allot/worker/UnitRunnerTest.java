@@ -1,0 +1,143 @@
+package io.allot.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class UnitRunnerTest extends WorkerTestBase {
+
+  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final List<String> endings = new CopyOnWriteArrayList<>();
+
+  /** A handler that works until told to stop, and records its run in the interval log. */
+  private UnitHandler looping(String name) {
+    return ctx -> {
+      intervals.open(ctx.unit(), name, ctx.token());
+      runs.computeIfAbsent(ctx.unit(), k -> new AtomicInteger()).incrementAndGet();
+      try {
+        while (!ctx.stopRequested()) {
+          Thread.sleep(5); // interrupted on a stop
+        }
+      } finally {
+        endings.add(name + ":" + ctx.unit() + ":" + ctx.stopReason().map(Enum::name).orElse("none"));
+        intervals.close(ctx.unit(), name);
+      }
+    };
+  }
+
+  private UnitRunner runner(String name, FlakyStore store, UnitHandler handler, Duration hold) {
+    Divider d = Divider.builder(store == null ? mem : store)
+        .pool(P).distribution(H)
+        .leaseTtl(Duration.ofMillis(1000)).renewEvery(Duration.ofMillis(150)).fenceMargin(Duration.ofMillis(300))
+        .syncInterval(Duration.ofMillis(200)).releaseHold(hold).shutdownGrace(Duration.ofSeconds(2))
+        .capacity(8)
+        .build();
+    UnitRunner r = closeLater(UnitRunner.builder(d, handler).build());
+    r.start();
+    return r;
+  }
+
+  @Test
+  void runsOwnedUnitsAndConfirmsStopsItself() {
+    UnitRunner a = runner("A", null, looping("A"), Duration.ofSeconds(30));
+    UnitRunner b = runner("B", null, looping("B"), Duration.ofSeconds(30));
+    assertThat(a.usesVirtualThreads()).isEqualTo(Runtime.version().feature() >= 21);
+    String ida = a.divider().memberId();
+    String idb = b.divider().memberId();
+    table.publish(ida, "u1,u2,u3", idb, "");
+    await().until(() -> a.running().size() == 3);
+
+    table.publish(ida, "u1", idb, "u2,u3");
+    await().until(() -> b.running().equals(java.util.Set.of("u2", "u3")) && a.running().equals(java.util.Set.of("u1")));
+    assertThat(endings).containsExactlyInAnyOrder("A:u2:REASSIGNED", "A:u3:REASSIGNED");
+    assertThat(mem.owners(P).get("u2").member()).isEqualTo(idb);
+
+    b.close(); // SHUTDOWN: handlers stop, the runner confirms, units are released at once
+    assertThat(endings).contains("B:u2:SHUTDOWN", "B:u3:SHUTDOWN");
+    assertThat(mem.owners(P)).containsOnlyKeys("u1");
+    assertThat(mem.members(P)).doesNotContainKey(idb);
+    assertThat(intervals.violations()).isEmpty();
+  }
+
+  @Test
+  void aHandlerThatReturnsOrFailsReleasesItsUnitWhichRunsAgainAfterTheHold() {
+    UnitHandler quick = ctx -> {
+      runs.computeIfAbsent(ctx.unit(), k -> new AtomicInteger()).incrementAndGet();
+      if (ctx.unit().equals("boom")) {
+        throw new IllegalStateException("test failure");
+      }
+    };
+    UnitRunner a = runner("A", null, quick, Duration.ofMillis(300));
+    table.publish(a.divider().memberId(), "done,boom");
+    await().until(() -> runs.getOrDefault("done", new AtomicInteger()).get() >= 3
+        && runs.getOrDefault("boom", new AtomicInteger()).get() >= 3);
+    assertThat(a.divider().stats().releases()).isGreaterThanOrEqualTo(4);
+  }
+
+  @Test
+  void aLeaseLossInterruptsHandlersAndAnotherMemberTakesOverWithoutOverlap() {
+    FlakyStore flaky = new FlakyStore(mem);
+    UnitRunner a = runner("A", flaky, looping("A"), Duration.ofSeconds(30));
+    UnitRunner b = runner("B", null, looping("B"), Duration.ofSeconds(30));
+    String ida = a.divider().memberId();
+    String idb = b.divider().memberId();
+    table.publish(ida, "u1,u2", idb, "");
+    await().until(() -> a.running().size() == 2);
+
+    flaky.mode(FlakyStore.Mode.DOWN);
+    await().until(() -> a.running().isEmpty());
+    assertThat(endings).containsExactlyInAnyOrder("A:u1:LEASE_LOST", "A:u2:LEASE_LOST");
+    table.publish(ida, "", idb, "u1,u2");
+    await().until(() -> b.running().size() == 2);
+    assertThat(intervals.violations()).isEmpty();
+    flaky.mode(FlakyStore.Mode.UP);
+  }
+
+  @Test
+  void aNewRunOfAUnitWaitsForItsPreviousRunInThisProcess() throws Exception {
+    // a handler that ignores stops for a while: after LEASE_LOST the unit comes back, but the new run must wait
+    java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
+    AtomicInteger concurrent = new AtomicInteger();
+    AtomicInteger maxConcurrent = new AtomicInteger();
+    UnitHandler stubborn = ctx -> {
+      int now = concurrent.incrementAndGet();
+      maxConcurrent.accumulateAndGet(now, Math::max);
+      runs.computeIfAbsent(ctx.unit(), k -> new AtomicInteger()).incrementAndGet();
+      try {
+        while (true) {
+          try {
+            if (letGo.await(5, java.util.concurrent.TimeUnit.SECONDS)) {
+              break;
+            }
+          } catch (InterruptedException e) {
+            // stubborn: keeps going until let go
+          }
+        }
+        while (!ctx.stopRequested()) {
+          Thread.sleep(5);
+        }
+      } finally {
+        concurrent.decrementAndGet();
+      }
+    };
+    FlakyStore flaky = new FlakyStore(mem);
+    UnitRunner a = runner("A", flaky, stubborn, Duration.ofSeconds(30));
+    table.publish(a.divider().memberId(), "u1");
+    await().until(() -> runs.getOrDefault("u1", new AtomicInteger()).get() == 1);
+    flaky.mode(FlakyStore.Mode.DOWN);
+    await().until(() -> a.divider().stats().leaseLosses() == 1);
+    flaky.mode(FlakyStore.Mode.UP);
+    await().until(() -> a.divider().assigned().containsKey("u1")); // claimed again, start delivered
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+        .until(() -> runs.get("u1").get() == 1); // the new run waits for the stubborn old one
+    letGo.countDown();
+    await().until(() -> runs.get("u1").get() == 2);
+    assertThat(maxConcurrent.get()).isEqualTo(1);
+  }
+}

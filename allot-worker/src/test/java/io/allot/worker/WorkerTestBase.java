@@ -1,0 +1,144 @@
+package io.allot.worker;
+
+import com.google.protobuf.Empty;
+import io.allot.store.Store;
+import io.allot.store.memory.MemoryStore;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.health.v1.HealthCheckRequest;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.health.v1.HealthGrpc;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionFactory;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+abstract class WorkerTestBase {
+  static final String P = "pool-a";
+  static final String H = "table-h";
+
+  /** Store clock offset: advancing it makes store time jump (leases expire early in store time). */
+  final AtomicLong storeClockOffset = new AtomicLong();
+  MemoryStore mem;
+  FakeDistributor table;
+  IntervalLog intervals;
+  ScheduledExecutorService delayer;
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @BeforeEach
+  void setUpBase() {
+    mem = new MemoryStore(() -> System.nanoTime() + storeClockOffset.get());
+    table = new FakeDistributor(mem, H, P);
+    intervals = new IntervalLog();
+    delayer = Executors.newScheduledThreadPool(2);
+  }
+
+  @AfterEach
+  void tearDownBase() throws Exception {
+    for (int i = closeables.size() - 1; i >= 0; i--) {
+      closeables.get(i).close();
+    }
+    delayer.shutdownNow();
+    mem.close();
+  }
+
+  static ConditionFactory await() {
+    return Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10));
+  }
+
+  /** Fast but not twitchy timings for tests on a shared 2-core machine. */
+  Divider.Builder fast(Store store, UnitListener listener) {
+    return Divider.builder(store)
+        .pool(P)
+        .distribution(H)
+        .port(0)
+        .leaseTtl(Duration.ofMillis(1000))
+        .renewEvery(Duration.ofMillis(150))
+        .fenceMargin(Duration.ofMillis(300))
+        .syncInterval(Duration.ofMillis(200))
+        .shutdownGrace(Duration.ofSeconds(1))
+        .listener(listener);
+  }
+
+  /** Builds and starts a divider with a recorder attached; closed after the test. */
+  Divider started(Divider.Builder b, Recorder r) {
+    return started(b.build(), r);
+  }
+
+  Divider started(Divider d, Recorder r) {
+    r.attach(d);
+    d.start();
+    closeables.add(d);
+    return d;
+  }
+
+  /** A started member and its recorder. */
+  record M(Divider d, Recorder r) {
+    String id() {
+      return d.memberId();
+    }
+  }
+
+  /** A started member over the memory store whose recorder confirms stops at once. */
+  M member(String name) {
+    return member(name, mem, b -> b, true);
+  }
+
+  M member(String name, Store store, java.util.function.UnaryOperator<Divider.Builder> tweak, boolean autoConfirm) {
+    Recorder r = new Recorder(name, intervals);
+    if (autoConfirm) {
+      r.autoConfirm();
+    }
+    return new M(started(tweak.apply(fast(store, r)), r), r);
+  }
+
+  <T extends AutoCloseable> T closeLater(T c) {
+    closeables.add(c);
+    return c;
+  }
+
+  // ---- pings over real gRPC
+
+  ManagedChannel channel(String memberId) {
+    int colon = memberId.lastIndexOf(':');
+    ManagedChannel ch = NettyChannelBuilder.forAddress(memberId.substring(0, colon), Integer.parseInt(memberId.substring(colon + 1)))
+        .usePlaintext()
+        .build();
+    closeables.add(() -> {
+      ch.shutdownNow();
+      ch.awaitTermination(2, TimeUnit.SECONDS);
+    });
+    return ch;
+  }
+
+  /** The health status, or null if the call failed (connection refused...). */
+  static ServingStatus health(ManagedChannel ch) {
+    try {
+      return HealthGrpc.newBlockingStub(ch).withDeadlineAfter(1, TimeUnit.SECONDS)
+          .check(HealthCheckRequest.getDefaultInstance()).getStatus();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
+  /** The legacy ping's status code. */
+  static Status.Code legacyPing(ManagedChannel ch) {
+    try {
+      ClientCalls.blockingUnaryCall(ch, PingServer.LEGACY_METHOD, CallOptions.DEFAULT.withDeadlineAfter(1, TimeUnit.SECONDS),
+          Empty.getDefaultInstance());
+      return Status.Code.OK;
+    } catch (RuntimeException e) {
+      return Status.fromThrowable(e).getCode();
+    }
+  }
+}
