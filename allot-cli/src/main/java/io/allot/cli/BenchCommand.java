@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "bench",
     description = "Benchmarks: the assignment strategies (assign) and one distributor cycle at scale (distributor).",
-    subcommands = {BenchCommand.Assign.class, BenchCommand.Distributor.class})
+    subcommands = {BenchCommand.Assign.class, BenchCommand.Distributor.class, FailoverBench.class})
 public final class BenchCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -228,7 +228,10 @@ final class WorkerCommand implements Callable<Integer> {
         try {
           switch (f[0]) {
             case "" -> { }
-            case "affinity" -> err.println("allot: affinity " + divider.setAffinity(Integer.parseInt(arg(f))));
+            case "affinity" -> {
+              int was = divider.setAffinity(Integer.parseInt(arg(f)));
+              err.println("allot: affinity " + divider.affinity() + " (was " + was + ")");
+            }
             case "alter" -> err.println("allot: affinity " + divider.alterAffinity(Integer.parseInt(arg(f))));
             case "release" -> {
               String unit = arg(f);

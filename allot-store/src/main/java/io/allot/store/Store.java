@@ -174,6 +174,22 @@ public interface Store extends AutoCloseable {
   java.util.OptionalLong claim(String pool, String unit, String member, long session);
 
   /**
+   * Claims each of {@code units} as {@link #claim} would, in one round trip where the store can; returns unit ->
+   * fencing token for the units claimed (refused ones are absent). Each claim is atomic on its own; the batch is
+   * not all-or-nothing. The default makes one {@link #claim} per unit.
+   */
+  default java.util.Map<String, Long> claimAll(String pool, java.util.List<String> units, String member, long session) {
+    java.util.Map<String, Long> out = new java.util.LinkedHashMap<>();
+    for (String unit : units) {
+      java.util.OptionalLong token = claim(pool, unit, member, session);
+      if (token.isPresent()) {
+        out.put(unit, token.getAsLong());
+      }
+    }
+    return out;
+  }
+
+  /**
    * Gives up {@code unit} if {@code (member, token)} still owns it (compare-and-delete); true if
    * released. Announces it on {@link #ownersChannel(String)}, so the next owner can claim at once.
    */

@@ -472,6 +472,28 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void claimAllClaimsEachUnitLikeClaim() {
+    String pool = key("services");
+    long s1 = store().register(pool, "m1", 1, 10, LONG_TTL);
+    long s2 = peer().register(pool, "m2", 1, 10, LONG_TTL);
+    long t1 = peer().claim(pool, "u1", "m2", s2).orElseThrow();
+    long mine = store().claim(pool, "u3", "m1", s1).orElseThrow();
+
+    Map<String, Long> got = store().claimAll(pool, java.util.List.of("u1", "u2", "u3", "u4"), "m1", s1);
+    assertThat(got.keySet()).as("u1 is owned by a live session").containsExactlyInAnyOrder("u2", "u3", "u4");
+    assertThat(got.get("u3")).as("a repeated claim returns the token held").isEqualTo(mine);
+    assertThat(got.get("u2")).isGreaterThan(t1).isNotEqualTo(got.get("u4"));
+    assertThat(store().owners(pool).get("u2")).isEqualTo(new Ownership("u2", "m1", s1, got.get("u2")));
+    assertThat(store().owners(pool).get("u1").member()).isEqualTo("m2");
+    assertThat(store().claimAll(pool, java.util.List.of(), "m1", s1)).isEmpty();
+
+    long s1b = store().register(pool, "m1", 1, 10, LONG_TTL); // supersedes s1
+    assertThat(store().claimAll(pool, java.util.List.of("u5"), "m1", s1)).as("stale session").isEmpty();
+    assertThat(store().claimAll(pool, java.util.List.of("u2", "u5"), "m1", s1b))
+        .as("the old session's units are claimable by the new one").containsOnlyKeys("u2", "u5");
+  }
+
+  @Test
   void renewExtendsButNeverRevivesAnExpiredLease() {
     String pool = key("services");
     long s = store().register(pool, "m1", 1, 10, LONG_TTL);

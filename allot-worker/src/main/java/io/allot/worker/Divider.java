@@ -835,29 +835,28 @@ public final class Divider implements AutoCloseable {
       lock.unlock();
     }
 
-    int started = 0;
-    for (String u : candidates) {
-      lock.lock();
-      try {
-        if (owned.size() >= capacity) {
-          return false; // a release (which wakes the loop) makes room
-        }
-      } finally {
-        lock.unlock();
-      }
-      if (started >= maxMoves) {
-        return true;
-      }
-      if (claim(u, s, g)) {
-        started++;
-      }
+    // claims go in batches of up to maxConcurrentMoves per round (one store round trip where the store can)
+    int room;
+    lock.lock();
+    try {
+      room = capacity - owned.size();
+    } finally {
+      lock.unlock();
     }
-    return false;
+    if (room <= 0 || candidates.isEmpty()) {
+      return false; // a release (which wakes the loop) makes room
+    }
+    List<String> batch = candidates.subList(0, Math.min(candidates.size(), Math.min(room, maxMoves)));
+    Map<String, Long> tokens = store.claimAll(pool, batch, memberId, s);
+    for (String u : batch) {
+      Long t = tokens.get(u);
+      accept(u, t == null ? OptionalLong.empty() : OptionalLong.of(t), g);
+    }
+    return candidates.size() > batch.size(); // another round at once; refused units are not candidates again at once
   }
 
-  /** Claims {@code unit}; true if it was started. */
-  private boolean claim(String unit, long s, long g) {
-    OptionalLong token = store.claim(pool, unit, memberId, s);
+  /** Takes the result of claiming {@code unit}: starts it if the claim succeeded and still may run; true if started. */
+  private boolean accept(String unit, OptionalLong token, long g) {
     long now = System.nanoTime();
     boolean giveBack = false;
     lock.lock();

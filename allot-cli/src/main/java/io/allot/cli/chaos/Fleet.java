@@ -33,6 +33,7 @@ public final class Fleet implements AutoCloseable {
   private final String table;
   private final Map<String, Path> eventFiles = new ConcurrentHashMap<>();
   private final Map<String, Long> killedAt = new ConcurrentHashMap<>();
+  private final Map<String, String> members = new ConcurrentHashMap<>();
   private final List<Process> all = new ArrayList<>();
   private Process distributor;
 
@@ -193,6 +194,7 @@ public final class Fleet implements AutoCloseable {
     String label = "w" + index + "-" + incarnation;
     Path events = dir.resolve(label + ".events");
     eventFiles.put(label, events);
+    members.put(label, "127.0.0.1:" + port);
     List<String> args = new ArrayList<>(List.of("worker", "--group", group, "--port", Integer.toString(port),
         "--distribution-namespace", table, "--events", events.toString()));
     args.addAll(storeArgs);
@@ -219,6 +221,11 @@ public final class Fleet implements AutoCloseable {
   /** Event file per incarnation started so far. */
   public Map<String, Path> eventFiles() {
     return Map.copyOf(eventFiles);
+  }
+
+  /** The member id (HOST:PORT) of an incarnation. */
+  public String memberOf(String label) {
+    return members.get(label);
   }
 
   /** Kill time per incarnation killed so far. */
@@ -286,6 +293,56 @@ public final class Fleet implements AutoCloseable {
         String[] f = line.trim().split(" ");
         if (f.length >= 4 && f[1].equals("start")) {
           out.put(f[2], Long.parseLong(f[0]));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /**
+   * Start lines at or after {@code since} (epoch millis): unit -> time of its first such start. Reads the file from
+   * the end backwards only as far as needed (lines are in time order), so polling a long log stays cheap.
+   */
+  public static Map<String, Long> startsSince(Path events, long since) {
+    Map<String, Long> out = new HashMap<>();
+    if (!Files.exists(events)) {
+      return out;
+    }
+    try (java.io.RandomAccessFile f = new java.io.RandomAccessFile(events.toFile(), "r")) {
+      long pos = f.length();
+      byte[] buf = new byte[64 * 1024];
+      StringBuilder carry = new StringBuilder();
+      boolean older = false;
+      while (pos > 0 && !older) {
+        int n = (int) Math.min(buf.length, pos);
+        pos -= n;
+        f.seek(pos);
+        f.readFully(buf, 0, n);
+        String chunk = new String(buf, 0, n, StandardCharsets.ISO_8859_1) + carry;
+        int firstNl = pos > 0 ? chunk.indexOf('\n') : -1;
+        carry.setLength(0);
+        carry.append(chunk, 0, firstNl + 1 > 0 ? firstNl : 0);
+        String[] lines = chunk.substring(firstNl + 1).split("\n");
+        for (int k = lines.length - 1; k >= 0; k--) {
+          String[] p = lines[k].trim().split(" ");
+          if (p.length < 2) {
+            continue;
+          }
+          long t;
+          try {
+            t = Long.parseLong(p[0]);
+          } catch (NumberFormatException e) {
+            continue;
+          }
+          if (t < since && !p[1].equals("lease-lost")) {
+            older = true;
+            break;
+          }
+          if (p.length >= 4 && p[1].equals("start")) {
+            out.put(new String(p[2].getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8), t);
+          }
         }
       }
     } catch (IOException e) {

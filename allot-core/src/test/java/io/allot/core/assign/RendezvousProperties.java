@@ -33,7 +33,7 @@ class RendezvousProperties {
     Arbitrary<String> names =
         Arbitraries.oneOf(
             Arbitraries.strings().alpha().numeric().ofMinLength(1).ofMaxLength(12),
-            Arbitraries.strings().ofMinLength(1).ofMaxLength(6), // any unicode, incl. surrogates
+            Arbitraries.strings().excludeChars(',').ofMinLength(1).ofMaxLength(6), // any unicode (incl. surrogates) but the separator
             Arbitraries.strings().alpha().ofLength(300));
     Arbitrary<List<String>> units = names.list().ofMaxSize(300).uniqueElements();
     Arbitrary<List<Member>> members =

@@ -368,6 +368,32 @@ public final class RedisStore implements Store {
   }
 
   @Override
+  public Map<String, Long> claimAll(String pool, List<String> units, String member, long session) {
+    checkMemberArgs(pool, member);
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    if (units.isEmpty()) {
+      return out;
+    }
+    String[] keys = poolKeys(pool, "claim in",
+        RedisKeys.members(pool), RedisKeys.ownership(pool), RedisKeys.counter(pool));
+    String[] args = new String[2 + units.size()];
+    args[0] = member;
+    args[1] = Long.toString(session);
+    for (int i = 0; i < units.size(); i++) {
+      args[2 + i] = Objects.requireNonNull(units.get(i), "unit");
+    }
+    List<Object> tokens = call("claim " + units.size() + " units in " + pool,
+        () -> run(Scripts.CLAIM_ALL, ScriptOutputType.MULTI, keys, args));
+    for (int i = 0; i < units.size(); i++) {
+      String t = (String) tokens.get(i);
+      if (t != null && !t.isEmpty()) {
+        out.put(units.get(i), Long.parseLong(t));
+      }
+    }
+    return out;
+  }
+
+  @Override
   public boolean releaseUnit(String pool, String unit, String member, long token) {
     checkMemberArgs(pool, member);
     Objects.requireNonNull(unit, "unit");

@@ -260,6 +260,30 @@ final class Scripts {
       """);
 
   /**
+   * KEYS[1] members, [2] ownership, [3] counter; ARGV[1] member, [2] session, [3..] units. {@link #CLAIM} for each
+   * unit; returns one string per unit: its token, or "" if refused.
+   */
+  static final Script CLAIM_ALL = membership("claimAll", """
+      local now = now_ms()
+      local out = {}
+      local me = live(member(KEYS[1], ARGV[1]), ARGV[2], now)
+      for i = 3, #ARGV do
+        local r = ''
+        if me then
+          local o = owner(KEYS[2], ARGV[i])
+          if o ~= nil and o.m == ARGV[1] and o.s == ARGV[2] then
+            r = o.t
+          elseif o == nil or not live(member(KEYS[1], o.m), o.s, now) then
+            r = next_counter(KEYS[3])
+            redis.call('HSET', KEYS[2], ARGV[i], ARGV[1] .. '|' .. ARGV[2] .. '|' .. r)
+          end
+        end
+        out[#out + 1] = r
+      end
+      return out
+      """);
+
+  /**
    * KEYS[1] ownership; ARGV[1] unit, [2] member, [3] token, [4] owners channel. Compare-and-delete on (member,
    * token), then PUBLISH unit. Returns 1 if released.
    */
@@ -280,5 +304,5 @@ final class Scripts {
       """);
 
   static final List<Script> ALL = List.of(ADD_IF_ABSENT, REPLACE_LIST, ACQUIRE, RENEW, RELEASE, PUBLISH, REGISTER,
-      RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM, RELEASE_UNIT, VALID_TOKEN);
+      RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM, CLAIM_ALL, RELEASE_UNIT, VALID_TOKEN);
 }

@@ -1,0 +1,187 @@
+package io.allot.cli;
+
+import io.allot.cli.chaos.Fleet;
+import io.allot.cli.chaos.OverlapChecker;
+import io.allot.store.Store;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code allot bench failover}: real processes ({@code allot server} and M {@code allot worker}s, default settings);
+ * each trial kills one worker with SIGKILL and times until every unit it held has been started by another worker;
+ * the worker is then restarted and the fleet settles before the next trial.
+ */
+@Command(
+    name = "failover",
+    mixinStandardHelpOptions = true,
+    sortOptions = false,
+    description = {
+      "Failover time with real processes: a distributor and M workers (default settings) share N units; each trial",
+      "kills one worker with SIGKILL and measures the time until every unit it held was started elsewhere.",
+      "Prints each trial, p50/p99/max, and the overlap check over the whole run's event logs."
+    })
+final class FailoverBench implements Callable<Integer> {
+  @Option(names = "--workers", defaultValue = "4", description = "Worker processes (M). Default ${DEFAULT-VALUE}.")
+  int workers;
+
+  @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
+  int units;
+
+  @Option(names = "--trials", defaultValue = "20", description = "Kills. Default ${DEFAULT-VALUE}.")
+  int trials;
+
+  @Option(names = "--dir", description = "Where event files go (default: a new temporary directory).")
+  Path dir;
+
+  @Mixin StoreOptions storeOptions;
+
+  @Override
+  public Integer call() throws Exception {
+    if (workers < 2 || workers > 32) {
+      throw new BadInputException("--workers must be between 2 and 32, got " + workers);
+    }
+    if (units < 1) {
+      throw new BadInputException("--units must be at least 1, got " + units);
+    }
+    if (trials < 1) {
+      throw new BadInputException("--trials must be at least 1, got " + trials);
+    }
+    if (storeOptions.store.equalsIgnoreCase("memory")) {
+      throw new BadInputException("-store memory cannot be shared by processes; use redis or postgresql://...");
+    }
+    Logging.configure("warn");
+    PrintStream out = System.out;
+    Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-");
+    String prefix = "failover-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    List<String> storeArgs = new ArrayList<>(List.of("-store", storeOptions.store, "-redis-addrs", storeOptions.redisAddrs));
+    if (!storeOptions.redisPass.isEmpty()) {
+      storeArgs.addAll(List.of("-redis-pass", storeOptions.redisPass));
+    }
+    List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
+    try (Store store = storeOptions.open("allot-bench-failover");
+        Fleet fleet = new Fleet(d, storeArgs, prefix)) {
+      store.replaceList(fleet.unitsKey(), unitNames);
+      out.printf("failover bench: %d workers, %d units, %d trials, store %s, default settings (lease 1.5 s, renew 300 ms,"
+          + " fence margin 500 ms; distributor poll 1 s, ping timeout 1 s); files in %s%n", workers, units, trials,
+          storeOptions.store, d);
+      fleet.startDistributor();
+      Fleet.Worker[] w = new Fleet.Worker[workers];
+      int[] ports = new int[workers];
+      int[] incarnation = new int[workers];
+      for (int i = 0; i < workers; i++) {
+        ports[i] = Fleet.freePort();
+        w[i] = fleet.startWorker(i, 0, ports[i]);
+      }
+      settle(fleet, store, unitNames, members(w), 120_000);
+      long[] times = new long[trials];
+      for (int t = 0; t < trials; t++) {
+        int victim = t % workers;
+        Set<String> held = Fleet.open(fleet.eventFiles().get(w[victim].label())).keySet();
+        long killed = w[victim].kill();
+        long deadline = System.currentTimeMillis() + 60_000;
+        long last;
+        long tableMoved = -1;
+        while (true) {
+          if (tableMoved < 0) {
+            String field = store.hashField(fleet.tableKey(), w[victim].member());
+            if (field == null || field.isEmpty()) {
+              tableMoved = System.currentTimeMillis() - killed;
+            }
+          }
+          last = lastRestart(fleet, held, killed, w[victim].label());
+          if (last >= 0 || System.currentTimeMillis() > deadline) {
+            break;
+          }
+          Thread.sleep(20);
+        }
+        if (last < 0) {
+          out.printf("trial %2d: %s held %d units; not all restarted within 60 s%n", t + 1, w[victim].member(), held.size());
+          return 1;
+        }
+        times[t] = last - killed;
+        out.printf("trial %2d: killed %s holding %d units; table moved them after %d ms; all started elsewhere after"
+            + " %d ms%n", t + 1, w[victim].member(), held.size(), tableMoved, times[t]);
+        w[victim] = fleet.startWorker(victim, ++incarnation[victim], ports[victim]);
+        settle(fleet, store, unitNames, members(w), 120_000);
+      }
+      long[] sorted = times.clone();
+      Arrays.sort(sorted);
+      out.printf("failover (kill -9 -> every unit of the dead worker started elsewhere), %d trials: p50 %d ms, p99 %d ms,"
+          + " max %d ms%n", trials, pct(sorted, 50), pct(sorted, 99), sorted[sorted.length - 1]);
+      for (Fleet.Worker x : w) {
+        x.terminate(30_000);
+      }
+      OverlapChecker.Report r = OverlapChecker.check(fleet.eventFiles(), fleet.killedAt(), System.currentTimeMillis());
+      out.printf("overlap check over the run: %d ownership intervals, %d overlaps, %d problems%n", r.intervals(),
+          r.overlaps().size(), r.problems().size());
+      store.replaceList(fleet.unitsKey(), List.of());
+      return r.overlaps().isEmpty() && r.problems().isEmpty() ? 0 : 1;
+    }
+  }
+
+  /** Time of the last of {@code held}'s new starts after {@code since} in other incarnations, or -1 if not all yet. */
+  private static long lastRestart(Fleet fleet, Set<String> held, long since, String victim) {
+    Set<String> pending = new HashSet<>(held);
+    long last = since;
+    for (Map.Entry<String, Path> e : fleet.eventFiles().entrySet()) {
+      if (e.getKey().equals(victim) || fleet.killedAt().containsKey(e.getKey())) {
+        continue;
+      }
+      for (Map.Entry<String, Long> s : Fleet.startsSince(e.getValue(), since).entrySet()) {
+        if (pending.remove(s.getKey())) {
+          last = Math.max(last, s.getValue());
+        }
+      }
+    }
+    return pending.isEmpty() ? last : -1;
+  }
+
+  /** Waits until every unit runs exactly once, on the member the published table gives it. */
+  private static Set<String> members(Fleet.Worker[] w) {
+    Set<String> out = new HashSet<>();
+    for (Fleet.Worker x : w) {
+      out.add(x.member());
+    }
+    return out;
+  }
+
+  private static void settle(Fleet fleet, Store store, List<String> units, Set<String> members, long timeoutMillis)
+      throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (System.currentTimeMillis() < deadline) {
+      Map<String, List<String>> running = fleet.running();
+      if (running.size() == units.size() && units.stream().allMatch(u -> running.getOrDefault(u, List.of()).size() == 1)) {
+        Map<String, String> wanted = new java.util.HashMap<>();
+        store.hash(fleet.tableKey()).forEach((member, list) -> {
+          for (String u : io.allot.core.assign.SeedLayout.split(list)) {
+            wanted.put(u, member);
+          }
+        });
+        if (new HashSet<>(wanted.values()).containsAll(members)
+            && units.stream().allMatch(u -> fleet.memberOf(running.get(u).get(0)).equals(wanted.get(u)))) {
+          return;
+        }
+      }
+      Thread.sleep(100);
+    }
+    throw new IllegalStateException("the fleet did not settle (every unit running once) within " + timeoutMillis + " ms");
+  }
+
+  private static long pct(long[] sorted, int p) {
+    int idx = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, idx))];
+  }
+}

@@ -1,0 +1,140 @@
+package io.allot.cli.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.allot.store.Store;
+import io.allot.store.redis.RedisStore;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The store goes away for longer than the lease, twice: frozen (SIGSTOP: connections hang, as in a partition) and
+ * shut down then restarted on the same port (its data kept in an append-only file). Each time every worker must stop
+ * all its units by itself within the lease; when the store is back, work resumes with every unit running once,
+ * nothing is lost and no unit ever had two owners.
+ */
+class StoreOutageTest {
+  static final long LEASE_TTL_MILLIS = 1500; // the worker default
+  static final int UNITS = 30;
+
+  @TempDir Path dir;
+
+  @Test
+  void workersStopWithinTheLeaseWhileTheStoreIsDownAndResumeWithoutOverlap() throws Exception {
+    Path redisDir = Files.createDirectories(dir.resolve("redis"));
+    int port = Fleet.freePort();
+    List<String> units = IntStream.range(0, UNITS).mapToObj(i -> "u" + i).toList();
+    Process redis = startRedis(port, redisDir);
+    try (Fleet fleet = new Fleet(dir, List.of("-store", "redis", "-redis-addrs", "127.0.0.1:" + port), "outage-")) {
+      try (Store store = RedisStore.connect("127.0.0.1:" + port)) {
+        store.replaceList(fleet.unitsKey(), units);
+      }
+      fleet.startDistributor("-poll-interval", "250ms", "-ping-timeout", "250ms");
+      List<Fleet.Worker> workers = new ArrayList<>();
+      for (int i = 0; i < 3; i++) {
+        workers.add(fleet.startWorker(i, 0, Fleet.freePort()));
+      }
+      awaitEveryUnitRunningOnce(fleet, units);
+
+      // 1. frozen store
+      signal(redis, "STOP");
+      long frozenAt = System.currentTimeMillis();
+      awaitNothingRunning(fleet);
+      long stoppedAfter = System.currentTimeMillis() - frozenAt;
+      assertFencedWithinTheLease(fleet, frozenAt);
+      Thread.sleep(2 * LEASE_TTL_MILLIS); // stays down well past the lease (the outage itself, not a wait for a result)
+      assertThat(fleet.running()).as("nothing runs while the store is down").isEmpty();
+      signal(redis, "CONT");
+      long backAt = System.currentTimeMillis();
+      awaitEveryUnitRunningOnce(fleet, units);
+      long resumedAfter = System.currentTimeMillis() - backAt;
+      System.out.printf("store frozen: every unit stopped %d ms after the freeze (fence deadlines <= freeze + %d ms);"
+          + " all running again %d ms after it came back%n", stoppedAfter, LEASE_TTL_MILLIS, resumedAfter);
+
+      // 2. store shut down, then restarted on the same port with its data
+      redis.destroy(); // SIGTERM: redis-server saves and exits
+      assertThat(redis.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      long downAt = System.currentTimeMillis();
+      awaitNothingRunning(fleet);
+      stoppedAfter = System.currentTimeMillis() - downAt;
+      assertFencedWithinTheLease(fleet, downAt);
+      Thread.sleep(2 * LEASE_TTL_MILLIS);
+      assertThat(fleet.running()).as("nothing runs while the store is down").isEmpty();
+      redis = startRedis(port, redisDir);
+      backAt = System.currentTimeMillis();
+      awaitEveryUnitRunningOnce(fleet, units);
+      resumedAfter = System.currentTimeMillis() - backAt;
+      System.out.printf("store restarted: every unit stopped %d ms after the shutdown; all running again %d ms after"
+          + " the restart%n", stoppedAfter, resumedAfter);
+
+      try (Store store = RedisStore.connect("127.0.0.1:" + port)) {
+        assertThat(store.list(fleet.unitsKey())).as("nothing lost").containsExactlyElementsOf(units);
+      }
+      for (Fleet.Worker w : workers) {
+        assertThat(w.terminate(30_000)).isTrue();
+      }
+      OverlapChecker.Report r = OverlapChecker.check(fleet.eventFiles(), fleet.killedAt(), System.currentTimeMillis());
+      System.out.printf("store outage: %d ownership intervals, %d overlaps%n", r.intervals(), r.overlaps().size());
+      assertThat(r.overlaps()).isEmpty();
+      assertThat(r.problems()).isEmpty();
+    } finally {
+      signal(redis, "CONT");
+      redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Every worker's last lease-lost line says it stopped trusting its lease no later than {@code since + ttl}. */
+  private static void assertFencedWithinTheLease(Fleet fleet, long since) throws IOException {
+    for (Map.Entry<String, Path> e : fleet.eventFiles().entrySet()) {
+      List<String> lines = Files.readAllLines(e.getValue());
+      long fencedAt = lines.stream().map(l -> l.split(" ")).filter(f -> f.length >= 2 && f[1].equals("lease-lost"))
+          .mapToLong(f -> Long.parseLong(f[0])).max().orElseThrow(() -> new AssertionError(e.getKey() + " never fenced"));
+      assertThat(fencedAt).as("%s fence time vs outage start %d", e.getKey(), since).isLessThanOrEqualTo(since + LEASE_TTL_MILLIS);
+    }
+  }
+
+  private static void awaitNothingRunning(Fleet fleet) {
+    Awaitility.await("every worker stopped its units").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> fleet.running().isEmpty());
+  }
+
+  private static void awaitEveryUnitRunningOnce(Fleet fleet, List<String> units) {
+    Awaitility.await("every unit running once").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
+        .until(() -> {
+          Map<String, List<String>> running = fleet.running();
+          return running.size() == units.size() && units.stream().allMatch(u -> running.getOrDefault(u, List.of()).size() == 1);
+        });
+  }
+
+  private static Process startRedis(int port, Path dir) throws IOException {
+    Process p = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1", "--save", "",
+        "--appendonly", "yes", "--appendfsync", "always", "--dir", dir.toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("redis-" + System.nanoTime() + ".log").toFile()).start();
+    Awaitility.await("redis-server on " + port).atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+        .until(() -> {
+          try (Socket s = new Socket("127.0.0.1", port)) {
+            return true;
+          } catch (IOException e) {
+            return false;
+          }
+        });
+    return p;
+  }
+
+  private static void signal(Process p, String sig) throws IOException, InterruptedException {
+    if (p.isAlive()) {
+      new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+    }
+  }
+}
