@@ -573,6 +573,36 @@ public final class PostgresStore implements Store {
   }
 
   @Override
+  public Map<String, Long> claimAll(String pool, List<String> units, String member, long session) {
+    checkMemberArgs(pool, member);
+    Map<String, Long> out = new java.util.LinkedHashMap<>();
+    if (units.isEmpty()) {
+      return out;
+    }
+    for (String u : units) {
+      Objects.requireNonNull(u, "unit");
+    }
+    return call("claim " + units.size() + " units in " + pool, c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.claimAll)) {
+        ps.setString(1, pool);
+        ps.setArray(2, c.createArrayOf("text", units.toArray()));
+        ps.setString(3, member);
+        ps.setLong(4, session);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          Object[] tokens = (Object[]) rs.getArray(1).getArray();
+          for (int i = 0; i < units.size(); i++) {
+            if (tokens[i] != null) {
+              out.put(units.get(i), ((Number) tokens[i]).longValue());
+            }
+          }
+          return out;
+        }
+      }
+    });
+  }
+
+  @Override
   public boolean releaseUnit(String pool, String unit, String member, long token) {
     checkMemberArgs(pool, member);
     Objects.requireNonNull(unit, "unit");
@@ -1020,6 +1050,7 @@ public final class PostgresStore implements Store {
     final String deregister;
     final String members;
     final String claim;
+    final String claimAll;
     final String releaseUnit;
     final String owners;
     final String validToken;
@@ -1059,6 +1090,7 @@ public final class PostgresStore implements Store {
       members = "SELECT id, affinity, capacity, session, ceil(extract(epoch FROM lease_until) * 1000)::bigint "
           + "FROM " + s + ".members WHERE pool = ?";
       claim = "SELECT " + s + ".claim(?, ?, ?, ?)";
+      claimAll = "SELECT " + s + ".claim_all(?, ?, ?, ?)";
       releaseUnit = "SELECT " + s + ".release_unit(?, ?, ?, ?, ?, ?)";
       owners = "SELECT unit, member, session, token FROM " + s + ".ownership WHERE pool = ?";
       validToken = "SELECT EXISTS (SELECT 1 FROM " + s + ".ownership o JOIN " + s + ".members m "

@@ -26,7 +26,8 @@ final class SchemaMigrator {
   record Migration(int version, String description, String resource) {}
 
   static final List<Migration> MIGRATIONS = List.of(
-      new Migration(1, "lists, hashes, leases, fenced publication, membership, ownership", "schema-v1.sql"));
+      new Migration(1, "lists, hashes, leases, fenced publication, membership, ownership", "schema-v1.sql"),
+      new Migration(2, "batched claims", "schema-v2.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 
