@@ -128,6 +128,10 @@ final class WorkerCommand implements Callable<Integer> {
     if (affinity < 0) {
       throw new BadInputException("-affinity: must be >= 0, got " + affinity);
     }
+    if (storeOptions.store.trim().equalsIgnoreCase("memory")) {
+      throw new BadInputException("-store memory: a worker must share its store with the distributor; use redis or"
+          + " postgresql://... (bin/allot dev runs everything in one process on the in-memory store)");
+    }
     Duration delay = GoDuration.parse(stopDelay, "-stop-delay");
     EventLog log = new EventLog(spec.commandLine().getOut(), events);
     Store store = storeOptions.open("allot-worker-" + host + ":" + port);
@@ -161,9 +165,13 @@ final class WorkerCommand implements Callable<Integer> {
     divider.addListener(new UnitListener() {
       @Override
       public void onStart(UnitStart s) {
+        long t = System.currentTimeMillis(); // taken first: a pause after this line cannot make the record lie
+        if (t >= divider.leaseDeadlineMillis()) {
+          return; // the lease ran out meanwhile (a pause): do not start; the LEASE_LOST stop follows
+        }
         synchronized (log) {
           running.add(s.unit());
-          log.line("start " + s.unit() + " " + s.token());
+          log.line(t, "start " + s.unit() + " " + s.token());
         }
       }
 
@@ -193,9 +201,10 @@ final class WorkerCommand implements Callable<Integer> {
       }
 
       private boolean stopped(String unit) {
+        long t = stopTime(divider);
         synchronized (log) {
           if (running.remove(unit)) {
-            log.line("stop " + unit);
+            log.line(t, "stop " + unit);
             return true;
           }
           return false;
@@ -235,9 +244,10 @@ final class WorkerCommand implements Callable<Integer> {
             case "alter" -> err.println("allot: affinity " + divider.alterAffinity(Integer.parseInt(arg(f))));
             case "release" -> {
               String unit = arg(f);
+              long t = stopTime(divider);
               synchronized (log) {
                 if (running.remove(unit)) {
-                  log.line("stop " + unit); // stopped before it is released
+                  log.line(t, "stop " + unit); // stopped before it is released
                 }
               }
               err.println("allot: release " + unit + ": " + divider.release(unit));
@@ -254,6 +264,14 @@ final class WorkerCommand implements Callable<Integer> {
       err.println("allot: standard input: " + e.getMessage());
     }
     // end of input: keep running until SIGTERM (so `allot worker ... </dev/null &` works)
+  }
+
+  /**
+   * When a unit being stopped now stopped: now, or the lease deadline if that passed first (the process was paused:
+   * it ran nothing meanwhile, and ownership ended at the deadline).
+   */
+  private static long stopTime(Divider divider) {
+    return Math.min(System.currentTimeMillis(), divider.leaseDeadlineMillis());
   }
 
   private static String arg(String[] f) {

@@ -303,6 +303,16 @@ public final class Divider implements AutoCloseable {
   }
 
   /**
+   * The moment (epoch millis, estimated from the monotonic clock) until which this member trusts its lease: the
+   * last successful renewal's send time + {@code leaseTtl - fenceMargin}. In the past once the lease is in doubt.
+   * Applications that keep an audit log cap the times they record with it (a unit cannot have run past it); only
+   * meaningful once the member has registered.
+   */
+  public long leaseDeadlineMillis() {
+    return System.currentTimeMillis() + Math.floorDiv(fenceAtNanos - System.nanoTime(), 1_000_000L);
+  }
+
+  /**
    * True while this member may run units: registered, and its lease cannot have expired yet by the local clock
    * ({@code leaseTtl - fenceMargin} since the last renewal that succeeded). Cheap (no store call).
    */
@@ -781,6 +791,13 @@ public final class Divider implements AutoCloseable {
       if (!registered) {
         return false;
       }
+      if (System.nanoTime() - fenceAtNanos >= 0) {
+        // the watchdog has not run yet (a pause just ended): fence before anything else, never a normal stop
+        // or a claim with a lease that ran out
+        fenceLocked("no successful lease renewal for " + (System.nanoTime() - lastRenewSentNanos) / 1_000_000
+            + " ms (seen by the reconciliation loop)");
+        return false;
+      }
       s = session;
       g = generation;
     } finally {
@@ -973,8 +990,9 @@ public final class Divider implements AutoCloseable {
 
   /** Queues an event; callers hold the lock, so events leave in the order of the state changes. */
   private void emit(UnitEvent e) {
+    long g = generation; // callers hold the lock
     try {
-      events.execute(() -> deliver(e));
+      events.execute(() -> deliver(e, g));
     } catch (RejectedExecutionException ex) {
       log.warn("pool={} member={} event {} dropped: the divider is closed", pool, memberId, e);
     }
@@ -996,7 +1014,14 @@ public final class Divider implements AutoCloseable {
     }
   }
 
-  private void deliver(UnitEvent e) {
+  private void deliver(UnitEvent e, long g) {
+    if (e instanceof UnitStart && (g != generation || !leaseValid())) {
+      // emitted before a pause (or a slow listener) and delivered after the lease ran out: the member has fenced
+      // itself or is about to, so the unit must not start; its LEASE_LOST stop follows
+      log.debug("pool={} member={} start of {} withheld: the lease ran out before it could be delivered", pool,
+          memberId, e);
+      return;
+    }
     for (UnitListener l : listeners) {
       try {
         if (e instanceof UnitStart s) {

@@ -76,6 +76,53 @@ class FencingTest extends WorkerTestBase {
     assertThat(intervals.tokenViolations()).isEmpty();
   }
 
+  /**
+   * Starts queued behind a slow listener (or emitted just before a process pause) and still undelivered when the
+   * lease runs out are withheld: the application never starts a unit it can no longer own; only LEASE_LOST stops
+   * follow.
+   */
+  @Test
+  void aStartStillQueuedWhenTheLeaseRunsOutIsNeverDelivered() throws Exception {
+    FlakyStore flaky = new FlakyStore(mem);
+    java.util.concurrent.CountDownLatch inFirstStart = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+    java.util.List<String> started = new java.util.concurrent.CopyOnWriteArrayList<>();
+    java.util.List<UnitStop> stops = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Divider d = fast(flaky, new UnitListener() {
+      @Override
+      public void onStart(UnitStart s) {
+        started.add(s.unit());
+        if (started.size() == 1) {
+          inFirstStart.countDown();
+          try {
+            go.await(); // the event thread is stuck here, as in a pause; the other starts wait behind it
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        }
+      }
+
+      @Override
+      public void onStop(UnitStop s) {
+        stops.add(s);
+      }
+    }).build();
+    closeables.add(d);
+    d.start();
+    table.publish(d.memberId(), "u1,u2,u3");
+    await().until(() -> inFirstStart.getCount() == 0 && d.assigned().size() == 3);
+    flaky.mode(FlakyStore.Mode.HANG);
+    try {
+      await().until(() -> d.stats().leaseLosses() == 1);
+      go.countDown();
+      await().until(() -> stops.stream().filter(s -> s.reason() == StopReason.LEASE_LOST).count() == 3);
+      assertThat(started).as("only the start delivered before the lease ran out").hasSize(1);
+    } finally {
+      go.countDown();
+      flaky.mode(FlakyStore.Mode.UP); // or the teardown's deregister hangs
+    }
+  }
+
   @Test
   void aRenewalTheStoreRefusesFencesAtOnce() {
     M a = member("A");

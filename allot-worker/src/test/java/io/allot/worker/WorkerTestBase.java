@@ -33,7 +33,7 @@ abstract class WorkerTestBase {
   FakeDistributor table;
   IntervalLog intervals;
   ScheduledExecutorService delayer;
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  final List<AutoCloseable> closeables = new ArrayList<>();
 
   @BeforeEach
   void setUpBase() {

@@ -46,11 +46,14 @@ class StoreOutageTest {
         workers.add(fleet.startWorker(i, 0, Fleet.freePort()));
       }
       awaitEveryUnitRunningOnce(fleet, units);
+      awaitEveryWorkerHasUnits(fleet, workers.size());
 
       // 1. frozen store
+      Map<String, Long> fences = leaseLosses(fleet);
       signal(redis, "STOP");
       long frozenAt = System.currentTimeMillis();
-      awaitNothingRunning(fleet);
+      awaitEveryWorkerFenced(fleet, fences);
+      assertThat(fleet.running()).isEmpty();
       long stoppedAfter = System.currentTimeMillis() - frozenAt;
       assertFencedWithinTheLease(fleet, frozenAt);
       Thread.sleep(2 * LEASE_TTL_MILLIS); // stays down well past the lease (the outage itself, not a wait for a result)
@@ -59,14 +62,17 @@ class StoreOutageTest {
       long backAt = System.currentTimeMillis();
       awaitEveryUnitRunningOnce(fleet, units);
       long resumedAfter = System.currentTimeMillis() - backAt;
+      awaitEveryWorkerHasUnits(fleet, workers.size()); // so that each has a lease to lose in the next outage
       System.out.printf("store frozen: every unit stopped %d ms after the freeze (fence deadlines <= freeze + %d ms);"
           + " all running again %d ms after it came back%n", stoppedAfter, LEASE_TTL_MILLIS, resumedAfter);
 
       // 2. store shut down, then restarted on the same port with its data
+      fences = leaseLosses(fleet);
       redis.destroy(); // SIGTERM: redis-server saves and exits
       assertThat(redis.waitFor(30, TimeUnit.SECONDS)).isTrue();
       long downAt = System.currentTimeMillis();
-      awaitNothingRunning(fleet);
+      awaitEveryWorkerFenced(fleet, fences);
+      assertThat(fleet.running()).isEmpty();
       stoppedAfter = System.currentTimeMillis() - downAt;
       assertFencedWithinTheLease(fleet, downAt);
       Thread.sleep(2 * LEASE_TTL_MILLIS);
@@ -104,9 +110,27 @@ class StoreOutageTest {
     }
   }
 
-  private static void awaitNothingRunning(Fleet fleet) {
-    Awaitility.await("every worker stopped its units").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-        .until(() -> fleet.running().isEmpty());
+  private static void awaitEveryWorkerHasUnits(Fleet fleet, int workers) {
+    Awaitility.await("every worker has units").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+        .until(() -> fleet.running().values().stream().flatMap(List::stream).distinct().count() == workers);
+  }
+
+  /** Lease-lost lines per incarnation so far. */
+  private static Map<String, Long> leaseLosses(Fleet fleet) throws IOException {
+    Map<String, Long> out = new java.util.HashMap<>();
+    for (Map.Entry<String, Path> e : fleet.eventFiles().entrySet()) {
+      out.put(e.getKey(), Files.readAllLines(e.getValue()).stream().filter(l -> l.endsWith(" lease-lost")).count());
+    }
+    return out;
+  }
+
+  /** Every worker wrote a new lease-lost line (it fenced itself). */
+  private static void awaitEveryWorkerFenced(Fleet fleet, Map<String, Long> before) {
+    Awaitility.await("every worker fenced itself").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+        .until(() -> {
+          Map<String, Long> now = leaseLosses(fleet);
+          return now.entrySet().stream().allMatch(e -> e.getValue() > before.getOrDefault(e.getKey(), 0L));
+        });
   }
 
   private static void awaitEveryUnitRunningOnce(Fleet fleet, List<String> units) {

@@ -35,6 +35,14 @@ public interface Assigner {
    */
   Table assign(Collection<Member> members, Collection<String> units, Table previous);
 
+  /**
+   * True if the result depends on the previous table (a stateful strategy such as {@code balanced}); false if
+   * {@code previous} only speeds the computation up. Callers may then reuse a table for the same members and units.
+   */
+  default boolean usesPrevious() {
+    return false;
+  }
+
   /** {@link #assign(Collection, Collection, Table)} with no previous table. */
   default Table assign(Collection<Member> members, Collection<String> units) {
     return assign(members, units, Table.EMPTY);

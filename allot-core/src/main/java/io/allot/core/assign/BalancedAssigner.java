@@ -71,6 +71,11 @@ public final class BalancedAssigner implements Assigner {
   }
 
   @Override
+  public boolean usesPrevious() {
+    return true;
+  }
+
+  @Override
   public Table assign(Collection<Member> members, Collection<String> units, Table previous) {
     Member[] ms = Inputs.sortedMembers(members);
     BalancedUnitSet us = BalancedUnitSet.of(units); // validates as Inputs.units does

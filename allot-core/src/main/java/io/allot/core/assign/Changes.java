@@ -1,5 +1,10 @@
 package io.allot.core.assign;
 
+import io.allot.core.model.Member;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -46,6 +51,45 @@ public record Changes(
   }
 
   /** True if only units changed. */
+  /**
+   * The changes that turn ({@code membersBefore}, {@code unitsBefore}) into ({@code membersAfter}, {@code unitsAfter});
+   * a member whose affinity or capacity differs is "changed".
+   */
+  public static Changes between(Collection<Member> membersBefore, Collection<Member> membersAfter,
+      Collection<String> unitsBefore, Collection<String> unitsAfter) {
+    Map<String, Member> before = new HashMap<>();
+    membersBefore.forEach(m -> before.put(m.id(), m));
+    Map<String, Member> after = new HashMap<>();
+    membersAfter.forEach(m -> after.put(m.id(), m));
+    Set<String> added = new HashSet<>();
+    Set<String> changed = new HashSet<>();
+    after.forEach((id, m) -> {
+      Member old = before.get(id);
+      if (old == null) {
+        added.add(id);
+      } else if (!old.equals(m)) {
+        changed.add(id);
+      }
+    });
+    Set<String> removed = new HashSet<>(before.keySet());
+    removed.removeAll(after.keySet());
+    Set<String> ub = unitsBefore instanceof Set<String> set ? set : new HashSet<>(unitsBefore);
+    Set<String> ua = unitsAfter instanceof Set<String> set ? set : new HashSet<>(unitsAfter);
+    Set<String> unitsAdded = new HashSet<>();
+    for (String u : ua) {
+      if (!ub.contains(u)) {
+        unitsAdded.add(u);
+      }
+    }
+    Set<String> unitsRemoved = new HashSet<>();
+    for (String u : ub) {
+      if (!ua.contains(u)) {
+        unitsRemoved.add(u);
+      }
+    }
+    return new Changes(added, removed, changed, unitsAdded, unitsRemoved);
+  }
+
   public boolean unitsOnly() {
     return membersAdded.isEmpty() && membersRemoved.isEmpty() && membersChanged.isEmpty();
   }

@@ -1,6 +1,7 @@
 package io.allot.server.distributor;
 
 import io.allot.core.assign.Assigner;
+import io.allot.core.assign.Changes;
 import io.allot.core.assign.SeedLayout;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
@@ -50,6 +51,11 @@ public final class GroupDistributor {
   private Lease lease;
   private Map<String, String> lastPublished;
   private Table previous = Table.EMPTY;
+  // the inputs and result of the last computation, so an unchanged fleet costs no recomputation
+  private Set<Member> memoMembers;
+  private Set<String> memoUnits;
+  private Table memoPrevious;
+  private Table memoTable;
   private final Map<String, Integer> failures = new HashMap<>();
   private final Set<String> down = new HashSet<>();
   private final Set<String> warned = new HashSet<>();
@@ -159,6 +165,7 @@ public final class GroupDistributor {
     if (lease != null) {
       leaderGauge.set(1);
       lastPublished = null; // first act: full recompute and compare with what the store holds
+      memoTable = null;
       previous = readPublished();
       log.info("group={} leader token={} holder={}", group, lease.token(), holder);
     }
@@ -299,7 +306,23 @@ public final class GroupDistributor {
       return; // first pings still failing (cold start): wait for K failures before publishing "nobody"
     }
     long c0 = System.nanoTime();
-    Table table = assigner.assign(live, units, previous);
+    Set<Member> liveSet = new HashSet<>(live);
+    Table table;
+    if (memoTable != null && (memoPrevious == previous || !assigner.usesPrevious()) && liveSet.equals(memoMembers)
+        && units.equals(memoUnits)) {
+      table = memoTable; // same inputs as the last computation: the table is a function of them
+    } else {
+      if (memoTable != null && (!assigner.usesPrevious() || memoTable == previous)) {
+        // incremental: the strategy recomputes only what the changes can affect (same result as a full run)
+        table = assigner.update(memoTable, live, units, Changes.between(memoMembers, liveSet, memoUnits, units));
+      } else {
+        table = assigner.assign(live, units, previous);
+      }
+      memoMembers = liveSet;
+      memoUnits = units;
+      memoPrevious = previous;
+      memoTable = table;
+    }
     computeTimer.record(Duration.ofNanos(System.nanoTime() - c0));
     unassignedGauge.set(table.unassigned().size());
     Map<String, String> fields = new LinkedHashMap<>(table.toDistributionHash());

@@ -27,7 +27,8 @@ final class SchemaMigrator {
 
   static final List<Migration> MIGRATIONS = List.of(
       new Migration(1, "lists, hashes, leases, fenced publication, membership, ownership", "schema-v1.sql"),
-      new Migration(2, "batched claims", "schema-v2.sql"));
+      new Migration(2, "batched claims", "schema-v2.sql"),
+      new Migration(3, "claims wait for an owner's renewal in flight", "schema-v3.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

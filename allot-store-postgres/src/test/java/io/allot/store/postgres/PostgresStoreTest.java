@@ -90,6 +90,40 @@ class PostgresStoreTest extends StoreContractTest {
     }
   }
 
+  // ---------------------------------------------------------------- races only PostgreSQL can have
+
+  /**
+   * A renewal that qualified while the lease was live but commits after its old expiry (a slow WAL flush) must
+   * still win over a claim made in between: the claim waits for it instead of reading the stale lease.
+   */
+  @Test
+  void aClaimWaitsForTheOwnersRenewalInFlight() throws Exception {
+    String pool = key("services");
+    long s1 = store.register(pool, "m1", 1, 10, Duration.ofMillis(600));
+    long token = store.claim(pool, "u1", "m1", s1).orElseThrow();
+    long s2 = peer.register(pool, "m2", 1, 10, Duration.ofSeconds(30));
+    try (Connection renewal = TestPostgres.raw()) {
+      renewal.setAutoCommit(false);
+      try (PreparedStatement ps = renewal.prepareStatement(("UPDATE S.members SET lease_until = clock_timestamp()"
+          + " + interval '30 seconds' WHERE pool = ? AND id = 'm1' AND session = ? AND lease_until > clock_timestamp()")
+          .replace("S.", SchemaMigrator.quote(SCHEMA) + "."))) {
+        ps.setString(1, pool);
+        ps.setLong(2, s1);
+        assertThat(ps.executeUpdate()).as("the renewal qualified: the lease was live").isEqualTo(1);
+      }
+      // the old lease runs out while the renewal is not committed yet
+      waiting().until(() -> !store.members(pool).get("m1").liveAt(store.timeMillis()));
+      java.util.concurrent.CompletableFuture<java.util.OptionalLong> claim =
+          java.util.concurrent.CompletableFuture.supplyAsync(() -> peer.claim(pool, "u1", "m2", s2));
+      // the claim must wait for the renewal (if it returned now, it read the stale lease)
+      org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+          .until(() -> !claim.isDone());
+      renewal.commit();
+      assertThat(claim.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("m1 renewed in time: refused").isEmpty();
+      assertThat(store.owners(pool).get("u1").token()).isEqualTo(token);
+    }
+  }
+
   // ---------------------------------------------------------------- layout
 
   @Test
