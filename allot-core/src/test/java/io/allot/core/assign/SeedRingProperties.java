@@ -201,6 +201,16 @@ class SeedRingProperties {
     assertMatchesOracle(c, t);
     assertThat(t.unassigned()).isEmpty();
     assertThat(t.assignedCount()).isEqualTo(c.units().size());
+  }
+
+  /**
+   * The generator of {@link #equalsTheOriginal} really produces the cases it is meant to cover. This checks the
+   * generator, not the code, so it runs on a fixed seed: statistical thresholds on random runs fail now and then
+   * by chance (one did, at 2 % against a 5 % threshold), and a test must fail only for a reason.
+   */
+  @Property(tries = 300, seed = "20261123", edgeCases = EdgeCasesMode.NONE)
+  @StatisticsReport(StatisticsReport.StatisticsReportMode.OFF)
+  void theGeneratorCoversTheCasesThatMatter(@ForAll("plain") Case c) {
     collectAndCheckCoverage(c);
   }
 
