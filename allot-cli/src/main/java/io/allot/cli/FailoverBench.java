@@ -2,12 +2,15 @@ package io.allot.cli;
 
 import io.allot.cli.chaos.Fleet;
 import io.allot.cli.chaos.OverlapChecker;
+import io.allot.core.assign.SeedLayout;
 import io.allot.store.Store;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -91,29 +94,28 @@ final class FailoverBench implements Callable<Integer> {
         int victim = t % workers;
         Set<String> held = Fleet.open(fleet.eventFiles().get(w[victim].label())).keySet();
         long killed = w[victim].kill();
-        long deadline = System.currentTimeMillis() + 60_000;
-        long last;
-        long tableMoved = -1;
-        while (true) {
-          if (tableMoved < 0) {
-            String field = store.hashField(fleet.tableKey(), w[victim].member());
+        String member = w[victim].member();
+        String label = w[victim].label();
+        long[] tableMoved = {-1};
+        long[] last = {-1};
+        // the times come from the event lines, so the polling period does not change the figures
+        Fleet.pollUntil(() -> {
+          if (tableMoved[0] < 0) {
+            String field = store.hashField(fleet.tableKey(), member);
             if (field == null || field.isEmpty()) {
-              tableMoved = System.currentTimeMillis() - killed;
+              tableMoved[0] = System.currentTimeMillis() - killed;
             }
           }
-          last = lastRestart(fleet, held, killed, w[victim].label());
-          if (last >= 0 || System.currentTimeMillis() > deadline) {
-            break;
-          }
-          Thread.sleep(20);
-        }
-        if (last < 0) {
+          last[0] = lastRestart(fleet, held, killed, label);
+          return last[0] >= 0;
+        }, Duration.ofSeconds(60), Duration.ofMillis(20));
+        if (last[0] < 0) {
           out.printf("trial %2d: %s held %d units; not all restarted within 60 s%n", t + 1, w[victim].member(), held.size());
           return 1;
         }
-        times[t] = last - killed;
+        times[t] = last[0] - killed;
         out.printf("trial %2d: killed %s holding %d units; table moved them after %d ms; all started elsewhere after"
-            + " %d ms%n", t + 1, w[victim].member(), held.size(), tableMoved, times[t]);
+            + " %d ms%n", t + 1, member, held.size(), tableMoved[0], times[t]);
         w[victim] = fleet.startWorker(victim, ++incarnation[victim], ports[victim]);
         settle(fleet, store, unitNames, members(w), 120_000);
       }
@@ -149,7 +151,6 @@ final class FailoverBench implements Callable<Integer> {
     return pending.isEmpty() ? last : -1;
   }
 
-  /** Waits until every unit runs exactly once, on the member the published table gives it. */
   private static Set<String> members(Fleet.Worker[] w) {
     Set<String> out = new HashSet<>();
     for (Fleet.Worker x : w) {
@@ -158,26 +159,25 @@ final class FailoverBench implements Callable<Integer> {
     return out;
   }
 
+  /**
+   * Waits until every unit runs exactly once, on the member the published table gives it, and every member has a
+   * share of the table.
+   */
   private static void settle(Fleet fleet, Store store, List<String> units, Set<String> members, long timeoutMillis)
       throws InterruptedException {
-    long deadline = System.currentTimeMillis() + timeoutMillis;
-    while (System.currentTimeMillis() < deadline) {
+    boolean settled = Fleet.pollUntil(() -> {
       Map<String, List<String>> running = fleet.running();
-      if (running.size() == units.size() && units.stream().allMatch(u -> running.getOrDefault(u, List.of()).size() == 1)) {
-        Map<String, String> wanted = new java.util.HashMap<>();
-        store.hash(fleet.tableKey()).forEach((member, list) -> {
-          for (String u : io.allot.core.assign.SeedLayout.split(list)) {
-            wanted.put(u, member);
-          }
-        });
-        if (new HashSet<>(wanted.values()).containsAll(members)
-            && units.stream().allMatch(u -> fleet.memberOf(running.get(u).get(0)).equals(wanted.get(u)))) {
-          return;
-        }
+      if (!Fleet.eachRunningOnce(running, units)) {
+        return false;
       }
-      Thread.sleep(100);
+      Map<String, String> wanted = new HashMap<>();
+      store.hash(fleet.tableKey()).forEach((member, list) -> SeedLayout.split(list).forEach(u -> wanted.put(u, member)));
+      return new HashSet<>(wanted.values()).containsAll(members)
+          && units.stream().allMatch(u -> fleet.memberOf(running.get(u).get(0)).equals(wanted.get(u)));
+    }, Duration.ofMillis(timeoutMillis), Duration.ofMillis(100));
+    if (!settled) {
+      throw new IllegalStateException("the fleet did not settle (every unit running once) within " + timeoutMillis + " ms");
     }
-    throw new IllegalStateException("the fleet did not settle (every unit running once) within " + timeoutMillis + " ms");
   }
 
   private static long pct(long[] sorted, int p) {

@@ -7,13 +7,18 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 
 /**
  * Real {@code allot} processes for chaos tests and the failover benchmark: one distributor, several workers, each a
@@ -158,14 +163,7 @@ public final class Fleet implements AutoCloseable {
     }
 
     private void signal(String sig) {
-      try {
-        Process p = new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start();
-        p.waitFor(10, TimeUnit.SECONDS);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      Fleet.signal(process, sig);
     }
 
     @Override
@@ -282,25 +280,6 @@ public final class Fleet implements AutoCloseable {
     return open;
   }
 
-  /** Start lines of one event file: unit -> time of its last start (epoch millis). */
-  public static Map<String, Long> starts(Path events) {
-    Map<String, Long> out = new HashMap<>();
-    try {
-      if (!Files.exists(events)) {
-        return out;
-      }
-      for (String line : Files.readAllLines(events, StandardCharsets.UTF_8)) {
-        String[] f = line.trim().split(" ");
-        if (f.length >= 4 && f[1].equals("start")) {
-          out.put(f[2], Long.parseLong(f[0]));
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out;
-  }
-
   /**
    * Start lines at or after {@code since} (epoch millis): unit -> time of its first such start. Reads the file from
    * the end backwards only as far as needed (lines are in time order), so polling a long log stays cheap.
@@ -351,6 +330,65 @@ public final class Fleet implements AutoCloseable {
     return out;
   }
 
+  /**
+   * True when exactly {@code units} run, each on one incarnation (from the event files; killed incarnations left
+   * out).
+   */
+  public boolean everyUnitRunningOnce(Collection<String> units) {
+    return eachRunningOnce(running(), units);
+  }
+
+  /** {@link #everyUnitRunningOnce} over a {@link #running()} snapshot already taken. */
+  public static boolean eachRunningOnce(Map<String, List<String>> running, Collection<String> units) {
+    return running.keySet().equals(new HashSet<>(units)) && running.values().stream().allMatch(o -> o.size() == 1);
+  }
+
+  /** Times (epoch millis) of the {@code lease-lost} lines of one incarnation, in file order. */
+  public List<Long> leaseLostTimes(String label) {
+    Path events = eventFiles.get(label);
+    List<Long> out = new ArrayList<>();
+    try {
+      if (events == null || !Files.exists(events)) {
+        return out;
+      }
+      for (String line : Files.readAllLines(events, StandardCharsets.UTF_8)) {
+        String[] f = line.trim().split(" ");
+        if (f.length == 2 && f[1].equals("lease-lost")) {
+          out.add(Long.parseLong(f[0]));
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /**
+   * Polls {@code condition} every {@code every} until it holds or {@code timeout} passed; true if it held. For
+   * conditions on the files other processes write, which nothing in this process can signal.
+   */
+  public static boolean pollUntil(BooleanSupplier condition, Duration timeout, Duration every) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      TimeUnit.NANOSECONDS.sleep(every.toNanos());
+    }
+    return true;
+  }
+
+  /** Sends {@code sig} (STOP, CONT, ...) to {@code process} with kill(1) and waits for kill to finish. */
+  public static void signal(Process process, String sig) {
+    try {
+      new ProcessBuilder("kill", "-" + sig, Long.toString(process.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** A free TCP port on the loopback interface. */
   public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
@@ -367,11 +405,9 @@ public final class Fleet implements AutoCloseable {
     for (Process p : all) {
       if (p.isAlive()) {
         try {
-          new ProcessBuilder("kill", "-CONT", Long.toString(p.pid())).start().waitFor(5, TimeUnit.SECONDS);
-        } catch (IOException e) {
+          signal(p, "CONT"); // a stopped process must run to die
+        } catch (UncheckedIOException e) {
           // best effort
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
         }
         p.destroyForcibly();
       }

@@ -81,7 +81,7 @@ class SoakTest {
         w[i] = fleet.startWorker(i, 0, ports[i]);
       }
       Awaitility.await("every unit running once").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-          .until(() -> allRunningOnce(fleet, initial));
+          .until(() -> fleet.everyUnitRunningOnce(initial));
 
       Map<Action, Integer> done = new EnumMap<>(Action.class);
       long[] restartAt = new long[WORKERS];
@@ -101,7 +101,7 @@ class SoakTest {
           }
           if (resumeAt[i] != 0 && now >= resumeAt[i]) {
             resumeAt[i] = 0;
-            fencesBefore[i] = leaseLosses(fleet, w[i]);
+            fencesBefore[i] = fleet.leaseLostTimes(w[i].label()).size();
             recovering[i] = true;
             resumedAt[i] = now;
             w[i].resume();
@@ -109,7 +109,7 @@ class SoakTest {
           // a resumed worker fences itself at once (its lease ran out while it was stopped); until its lease-lost
           // line is written, the log cannot tell when its ownership ended, so it is neither killed nor paused again
           // (a worker that was not registered when paused owns nothing and writes no line: 5 s end the wait)
-          if (recovering[i] && (leaseLosses(fleet, w[i]) > fencesBefore[i] || now - resumedAt[i] > 5000)) {
+          if (recovering[i] && (fleet.leaseLostTimes(w[i].label()).size() > fencesBefore[i] || now - resumedAt[i] > 5000)) {
             recovering[i] = false;
           }
         }
@@ -172,7 +172,7 @@ class SoakTest {
             }
           }
         }
-        Thread.sleep(20);
+        Thread.sleep(20); // the chaos driver's clock tick (its actions are due at times), not a wait for a result
       }
       // end of chaos: bring everyone back, then every unit must run exactly once
       for (int i = 0; i < WORKERS; i++) {
@@ -189,7 +189,7 @@ class SoakTest {
       List<String> finalUnits = new ArrayList<>(stable);
       finalUnits.addAll(churn);
       Awaitility.await("every unit running once after the chaos").atMost(Duration.ofSeconds(60))
-          .pollInterval(Duration.ofMillis(200)).until(() -> allRunningOnce(fleet, finalUnits));
+          .pollInterval(Duration.ofMillis(200)).until(() -> fleet.everyUnitRunningOnce(finalUnits));
       for (Fleet.Worker x : w) {
         assertThat(x.terminate(30_000)).as("worker %s stops on SIGTERM", x).isTrue();
       }
@@ -222,25 +222,8 @@ class SoakTest {
     }
   }
 
-  /** How many lease-lost lines the worker's event file holds. */
-  private static long leaseLosses(Fleet fleet, Fleet.Worker w) throws java.io.IOException {
-    Path f = fleet.eventFiles().get(w.label());
-    if (!java.nio.file.Files.exists(f)) {
-      return 0;
-    }
-    try (var lines = java.nio.file.Files.lines(f)) {
-      return lines.filter(l -> l.endsWith(" lease-lost")).count();
-    }
-  }
-
   private static void count(Map<Action, Integer> done, Action a) {
     done.merge(a, 1, Integer::sum);
-  }
-
-  private static boolean allRunningOnce(Fleet fleet, List<String> units) {
-    Map<String, List<String>> running = fleet.running();
-    return units.stream().allMatch(u -> running.getOrDefault(u, List.of()).size() == 1)
-        && running.keySet().stream().allMatch(new HashSet<>(units)::contains);
   }
 
   /** For units present all along: time from the end of one owner's interval to the start of the next. */

@@ -49,16 +49,15 @@ class StoreOutageTest {
       awaitEveryWorkerHasUnits(fleet, workers.size());
 
       // 1. frozen store
-      Map<String, Long> fences = leaseLosses(fleet);
-      signal(redis, "STOP");
+      Map<String, Integer> fences = leaseLosses(fleet);
+      Fleet.signal(redis, "STOP");
       long frozenAt = System.currentTimeMillis();
       awaitEveryWorkerFenced(fleet, fences);
       assertThat(fleet.running()).isEmpty();
       long stoppedAfter = System.currentTimeMillis() - frozenAt;
       assertFencedWithinTheLease(fleet, frozenAt);
-      Thread.sleep(2 * LEASE_TTL_MILLIS); // stays down well past the lease (the outage itself, not a wait for a result)
-      assertThat(fleet.running()).as("nothing runs while the store is down").isEmpty();
-      signal(redis, "CONT");
+      awaitNothingRunsWhileDown(fleet);
+      Fleet.signal(redis, "CONT");
       long backAt = System.currentTimeMillis();
       awaitEveryUnitRunningOnce(fleet, units);
       long resumedAfter = System.currentTimeMillis() - backAt;
@@ -75,8 +74,7 @@ class StoreOutageTest {
       assertThat(fleet.running()).isEmpty();
       stoppedAfter = System.currentTimeMillis() - downAt;
       assertFencedWithinTheLease(fleet, downAt);
-      Thread.sleep(2 * LEASE_TTL_MILLIS);
-      assertThat(fleet.running()).as("nothing runs while the store is down").isEmpty();
+      awaitNothingRunsWhileDown(fleet);
       redis = startRedis(port, redisDir);
       backAt = System.currentTimeMillis();
       awaitEveryUnitRunningOnce(fleet, units);
@@ -95,19 +93,27 @@ class StoreOutageTest {
       assertThat(r.overlaps()).isEmpty();
       assertThat(r.problems()).isEmpty();
     } finally {
-      signal(redis, "CONT");
+      if (redis.isAlive()) {
+        Fleet.signal(redis, "CONT");
+      }
       redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
     }
   }
 
   /** Every worker's last lease-lost line says it stopped trusting its lease no later than {@code since + ttl}. */
-  private static void assertFencedWithinTheLease(Fleet fleet, long since) throws IOException {
-    for (Map.Entry<String, Path> e : fleet.eventFiles().entrySet()) {
-      List<String> lines = Files.readAllLines(e.getValue());
-      long fencedAt = lines.stream().map(l -> l.split(" ")).filter(f -> f.length >= 2 && f[1].equals("lease-lost"))
-          .mapToLong(f -> Long.parseLong(f[0])).max().orElseThrow(() -> new AssertionError(e.getKey() + " never fenced"));
-      assertThat(fencedAt).as("%s fence time vs outage start %d", e.getKey(), since).isLessThanOrEqualTo(since + LEASE_TTL_MILLIS);
+  private static void assertFencedWithinTheLease(Fleet fleet, long since) {
+    for (String label : fleet.eventFiles().keySet()) {
+      long fencedAt = fleet.leaseLostTimes(label).stream().mapToLong(Long::longValue).max()
+          .orElseThrow(() -> new AssertionError(label + " never fenced"));
+      assertThat(fencedAt).as("%s fence time vs outage start %d", label, since).isLessThanOrEqualTo(since + LEASE_TTL_MILLIS);
     }
+  }
+
+  /** The store stays down for twice the lease, and during all that time no worker runs anything. */
+  private static void awaitNothingRunsWhileDown(Fleet fleet) {
+    Awaitility.await("nothing runs while the store is down").during(Duration.ofMillis(2 * LEASE_TTL_MILLIS))
+        .atMost(Duration.ofMillis(2 * LEASE_TTL_MILLIS + 5000)).pollInterval(Duration.ofMillis(50))
+        .until(() -> fleet.running().isEmpty());
   }
 
   private static void awaitEveryWorkerHasUnits(Fleet fleet, int workers) {
@@ -116,29 +122,26 @@ class StoreOutageTest {
   }
 
   /** Lease-lost lines per incarnation so far. */
-  private static Map<String, Long> leaseLosses(Fleet fleet) throws IOException {
-    Map<String, Long> out = new java.util.HashMap<>();
-    for (Map.Entry<String, Path> e : fleet.eventFiles().entrySet()) {
-      out.put(e.getKey(), Files.readAllLines(e.getValue()).stream().filter(l -> l.endsWith(" lease-lost")).count());
+  private static Map<String, Integer> leaseLosses(Fleet fleet) {
+    Map<String, Integer> out = new java.util.HashMap<>();
+    for (String label : fleet.eventFiles().keySet()) {
+      out.put(label, fleet.leaseLostTimes(label).size());
     }
     return out;
   }
 
   /** Every worker wrote a new lease-lost line (it fenced itself). */
-  private static void awaitEveryWorkerFenced(Fleet fleet, Map<String, Long> before) {
+  private static void awaitEveryWorkerFenced(Fleet fleet, Map<String, Integer> before) {
     Awaitility.await("every worker fenced itself").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
         .until(() -> {
-          Map<String, Long> now = leaseLosses(fleet);
-          return now.entrySet().stream().allMatch(e -> e.getValue() > before.getOrDefault(e.getKey(), 0L));
+          Map<String, Integer> now = leaseLosses(fleet);
+          return now.entrySet().stream().allMatch(e -> e.getValue() > before.getOrDefault(e.getKey(), 0));
         });
   }
 
   private static void awaitEveryUnitRunningOnce(Fleet fleet, List<String> units) {
     Awaitility.await("every unit running once").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-        .until(() -> {
-          Map<String, List<String>> running = fleet.running();
-          return running.size() == units.size() && units.stream().allMatch(u -> running.getOrDefault(u, List.of()).size() == 1);
-        });
+        .until(() -> fleet.everyUnitRunningOnce(units));
   }
 
   private static Process startRedis(int port, Path dir) throws IOException {
@@ -154,11 +157,5 @@ class StoreOutageTest {
           }
         });
     return p;
-  }
-
-  private static void signal(Process p, String sig) throws IOException, InterruptedException {
-    if (p.isAlive()) {
-      new ProcessBuilder("kill", "-" + sig, Long.toString(p.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
-    }
   }
 }

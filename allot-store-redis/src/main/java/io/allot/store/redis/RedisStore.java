@@ -358,13 +358,9 @@ public final class RedisStore implements Store {
 
   @Override
   public OptionalLong claim(String pool, String unit, String member, long session) {
-    checkMemberArgs(pool, member);
     Objects.requireNonNull(unit, "unit");
-    String[] keys = poolKeys(pool, "claim in",
-        RedisKeys.members(pool), RedisKeys.ownership(pool), RedisKeys.counter(pool));
-    String token = call("claim " + unit + " in " + pool, () -> run(Scripts.CLAIM, ScriptOutputType.VALUE, keys,
-        unit, member, Long.toString(session)));
-    return token == null ? OptionalLong.empty() : OptionalLong.of(Long.parseLong(token));
+    Long token = claimAll(pool, List.of(unit), member, session).get(unit);
+    return token == null ? OptionalLong.empty() : OptionalLong.of(token);
   }
 
   @Override

@@ -242,26 +242,10 @@ final class Scripts {
       """);
 
   /**
-   * KEYS[1] members, [2] ownership, [3] counter; ARGV[1] unit, [2] member, [3] session. Refused (nil) unless the
-   * claimant's session is current and live; then: same session already owns it -> its token; owned by another
-   * live current session -> nil; else a new token from the counter, recorded as "member|session|token".
-   */
-  static final Script CLAIM = membership("claim", """
-      local now = now_ms()
-      if not live(member(KEYS[1], ARGV[2]), ARGV[3], now) then return false end
-      local o = owner(KEYS[2], ARGV[1])
-      if o ~= nil then
-        if o.m == ARGV[2] and o.s == ARGV[3] then return o.t end
-        if live(member(KEYS[1], o.m), o.s, now) then return false end
-      end
-      local token = next_counter(KEYS[3])
-      redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. '|' .. ARGV[3] .. '|' .. token)
-      return token
-      """);
-
-  /**
-   * KEYS[1] members, [2] ownership, [3] counter; ARGV[1] member, [2] session, [3..] units. {@link #CLAIM} for each
-   * unit; returns one string per unit: its token, or "" if refused.
+   * KEYS[1] members, [2] ownership, [3] counter; ARGV[1] member, [2] session, [3..] units. Claims each unit, all
+   * refused unless the claimant's session is current and live; per unit: same session already owns it -> its token;
+   * owned by another live current session -> refused; else a new token from the counter, recorded as
+   * "member|session|token". Returns one string per unit: its token, or "" if refused.
    */
   static final Script CLAIM_ALL = membership("claimAll", """
       local now = now_ms()
@@ -304,5 +288,5 @@ final class Scripts {
       """);
 
   static final List<Script> ALL = List.of(ADD_IF_ABSENT, REPLACE_LIST, ACQUIRE, RENEW, RELEASE, PUBLISH, REGISTER,
-      RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM, CLAIM_ALL, RELEASE_UNIT, VALID_TOKEN);
+      RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM_ALL, RELEASE_UNIT, VALID_TOKEN);
 }
