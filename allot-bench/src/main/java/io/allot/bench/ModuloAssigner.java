@@ -1,80 +1,44 @@
 package io.allot.bench;
 
-import io.allot.core.assign.Assigner;
-import io.allot.core.assign.Inputs;
-import io.allot.core.assign.Table;
 import io.allot.core.hash.Hashing;
 import io.allot.core.model.Member;
-import io.allot.core.model.Names;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
-import java.util.List;
 
 /**
- * Baseline {@code modulo}: owner = {@code members[floorMod(hash64(unit), M)]}, members in byte
- * order. One hash per unit: the speed floor the real strategies are compared to. It does what the
- * {@link Assigner} contract requires of every strategy's input and output (validates members and
- * units, builds a {@link Table}) and nothing else, so the ratio to it is the cost of the strategy's
- * own logic.
+ * Baseline {@code modulo}: owner = {@code members[floorMod(hash64(unit), M)]}, members in byte order. One hash per
+ * unit: the speed floor the real strategies are compared to. It does what the {@link io.allot.core.assign.Assigner}
+ * contract requires of every strategy's input and output (validates members and units, builds a table) and nothing
+ * else, so the ratio to it is the cost of the strategy's own logic.
  *
- * <p>Members with affinity 0 get nothing; other affinities and capacities are ignored (every unit
- * is equally likely to land on every eligible member). Almost every unit moves when the member
- * count changes: that is the point of a baseline. Benchmark code only.
+ * <p>Members with affinity 0 get nothing; other affinities and capacities are ignored (every unit is equally likely
+ * to land on every eligible member). Almost every unit moves when the member count changes: that is the point of a
+ * baseline. Benchmark code only.
  */
-public final class ModuloAssigner implements Assigner {
+public final class ModuloAssigner extends BaselineAssigner {
   /** The name the benchmark uses. */
   public static final String NAME = "modulo";
 
-  @Override
-  public String name() {
-    return NAME;
+  public ModuloAssigner() {
+    super(NAME);
   }
 
   @Override
-  public Table assign(Collection<Member> members, Collection<String> units, Table previous) {
-    Member[] sorted = Inputs.sortedMembers(members);
-    String[] us = Inputs.units(units);
-    List<Member> eligible = new ArrayList<>(sorted.length);
-    for (Member m : sorted) {
-      if (m.affinity() > 0) {
-        eligible.add(m);
+  int[] owners(Member[] sorted, String[] units) {
+    int[] eligible = new int[sorted.length]; // indexes in sorted of the members with affinity > 0
+    int m = 0;
+    for (int j = 0; j < sorted.length; j++) {
+      if (sorted[j].affinity() > 0) {
+        eligible[m++] = j;
       }
     }
-    Table.Builder b = Table.builder().trusted();
-    for (Member m : sorted) {
-      b.member(m.id());
-    }
-    int m = eligible.size();
+    int[] owner = new int[units.length];
     if (m == 0) {
-      String[] un = us.clone();
-      Arrays.sort(un, Names.BYTE_ORDER);
-      return b.unassigned(Arrays.asList(un)).build();
+      Arrays.fill(owner, -1);
+      return owner;
     }
-    int[] owner = new int[us.length];
-    int[] load = new int[m];
-    for (int i = 0; i < us.length; i++) {
-      int o = (int) Math.floorMod(Hashing.hash64(us[i]), (long) m);
-      owner[i] = o;
-      load[o]++;
+    for (int i = 0; i < units.length; i++) {
+      owner[i] = eligible[(int) Math.floorMod(Hashing.hash64(units[i]), (long) m)];
     }
-    String[][] lists = new String[m][];
-    for (int j = 0; j < m; j++) {
-      lists[j] = new String[load[j]];
-    }
-    int[] fill = new int[m];
-    for (int i = 0; i < us.length; i++) {
-      int o = owner[i];
-      lists[o][fill[o]++] = us[i];
-    }
-    for (int j = 0; j < m; j++) {
-      b.putOwned(eligible.get(j).id(), lists[j]);
-    }
-    return b.build();
-  }
-
-  @Override
-  public String toString() {
-    return NAME;
+    return owner;
   }
 }

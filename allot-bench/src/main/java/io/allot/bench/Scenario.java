@@ -23,49 +23,56 @@ import java.util.SplittableRandom;
  *   <li><b>Churn</b>: the first 1 % (at least one) of the units in a pseudo-random order fixed by
  *       {@link #CHURN_SEED} go, and as many new units {@code unit-<N>}, {@code unit-<N+1>}, … come.
  * </ul>
+ *
+ * Made by {@link #of(int, int)}; the components are what it computes.
+ *
+ * @param members the members, in byte order
+ * @param leaver id of the member that leaves
+ * @param churnRemoved the units the churn removes
+ * @param churnAdded the units the churn adds
+ * @param unitsAfterChurn the units after the churn: the survivors in their order, then the new ones
  */
-public final class Scenario {
+public record Scenario(
+    int n,
+    int m,
+    List<String> units,
+    List<Member> members,
+    String leaver,
+    List<Member> membersAfterLeave,
+    List<Member> membersAfterJoin,
+    Set<String> churnRemoved,
+    Set<String> churnAdded,
+    List<String> unitsAfterChurn) {
   /** Id of the member that joins. */
   public static final String JOINER = "m-new";
   /** Seed of the order in which units are replaced. */
   public static final long CHURN_SEED = 0x5eed_a110_7L;
 
-  private final int n;
-  private final int m;
-  private final List<String> units;
-  private final List<Member> members;
-  private final String leaver;
-  private final List<Member> membersAfterLeave;
-  private final List<Member> membersAfterJoin;
-  private final Set<String> churnRemoved;
-  private final Set<String> churnAdded;
-  private final List<String> unitsAfterChurn;
+  /** The scenario for N units and M members. */
+  public static Scenario of(int n, int m) {
+    return of(units(n), m);
+  }
 
-  private Scenario(int n, int m, List<String> units) {
+  /** The scenario for M members and the given units (which must be {@link #units(int)}). */
+  static Scenario of(List<String> units, int m) {
+    int n = units.size();
     if (n < 1) {
       throw new IllegalArgumentException("the number of units must be >= 1, got " + n);
     }
     if (m < 2) {
       throw new IllegalArgumentException("the number of members must be >= 2 (one of them leaves), got " + m);
     }
-    this.n = n;
-    this.m = m;
-    this.units = units;
-
     List<Member> ms = new ArrayList<>(m);
     for (int i = 0; i < m; i++) {
       ms.add(Member.of(memberId(i)));
     }
     ms.sort((a, b) -> Names.compareBytes(a.id(), b.id()));
-    this.members = Collections.unmodifiableList(ms);
-    this.leaver = ms.get(m / 2).id();
+    String leaver = ms.get(m / 2).id();
     List<Member> afterLeave = new ArrayList<>(ms);
     afterLeave.remove(m / 2);
-    this.membersAfterLeave = Collections.unmodifiableList(afterLeave);
     List<Member> afterJoin = new ArrayList<>(ms);
     afterJoin.add(Member.of(JOINER));
     afterJoin.sort((a, b) -> Names.compareBytes(a.id(), b.id()));
-    this.membersAfterJoin = Collections.unmodifiableList(afterJoin);
 
     int c = churnCount(n);
     int[] order = new int[n];
@@ -96,19 +103,9 @@ public final class Scenario {
       }
     }
     after.addAll(added);
-    this.churnRemoved = Collections.unmodifiableSet(removed);
-    this.churnAdded = Collections.unmodifiableSet(added);
-    this.unitsAfterChurn = Collections.unmodifiableList(after);
-  }
-
-  /** The scenario for N units and M members. */
-  public static Scenario of(int n, int m) {
-    return new Scenario(n, m, units(n));
-  }
-
-  /** The scenario for M members and the given units (which must be {@link #units(int)}). */
-  static Scenario of(List<String> units, int m) {
-    return new Scenario(units.size(), m, units);
+    return new Scenario(n, m, units, Collections.unmodifiableList(ms), leaver, Collections.unmodifiableList(afterLeave),
+        Collections.unmodifiableList(afterJoin), Collections.unmodifiableSet(removed), Collections.unmodifiableSet(added),
+        Collections.unmodifiableList(after));
   }
 
   /** Units {@code unit-000000} … {@code unit-<n-1>}, unmodifiable. */
@@ -141,55 +138,12 @@ public final class Scenario {
     return Math.max(1, n / 100);
   }
 
-  public int n() {
-    return n;
-  }
-
-  public int m() {
-    return m;
-  }
-
-  public List<String> units() {
-    return units;
-  }
-
-  /** The members, in byte order. */
-  public List<Member> members() {
-    return members;
-  }
-
-  /** Id of the member that leaves. */
-  public String leaver() {
-    return leaver;
-  }
-
-  public List<Member> membersAfterLeave() {
-    return membersAfterLeave;
-  }
-
   public Changes leaveChanges() {
     return Changes.memberRemoved(leaver);
   }
 
-  public List<Member> membersAfterJoin() {
-    return membersAfterJoin;
-  }
-
   public Changes joinChanges() {
     return Changes.memberAdded(JOINER);
-  }
-
-  public Set<String> churnRemoved() {
-    return churnRemoved;
-  }
-
-  public Set<String> churnAdded() {
-    return churnAdded;
-  }
-
-  /** The units after the churn: the survivors in their order, then the new ones. */
-  public List<String> unitsAfterChurn() {
-    return unitsAfterChurn;
   }
 
   public Changes churnChanges() {
@@ -199,5 +153,10 @@ public final class Scenario {
   /** Units present both before and after the churn. */
   public int churnSurvivors() {
     return n - churnRemoved.size();
+  }
+
+  @Override
+  public String toString() {
+    return "Scenario[N=" + n + ", M=" + m + "]";
   }
 }

@@ -1,12 +1,11 @@
 package io.allot.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.allot.bench.AssignBench.Options;
-import io.allot.bench.AssignBench.Report;
-import io.allot.bench.AssignBench.Row;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.allot.bench.AssignRow.Measured;
 import io.allot.core.assign.Assigner;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
@@ -16,24 +15,25 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Function;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+/** The runner and its report (table and JSON), on the baselines: fast and predictable. */
 class AssignBenchTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
   private static final int N = 3_000;
-  private static Report report;
+  private static AssignReport report;
   private static String table;
   private static String progress;
 
   @BeforeAll
   static void runBaselines() {
-    AssignBench.warmupMillis = 50; // tests check numbers, not speed
-    Options o = Options.parse("--strategies", "modulo,naive-rendezvous", "--sizes", "3000", "--members", "3,10", "--repeat", "2");
+    AssignRunner.warmupMillis = 50; // tests check numbers, not speed
+    AssignOptions o = AssignCommand.parse("--strategies", "modulo,naive-rendezvous", "--sizes", "3000", "--members", "3,10", "--repeat", "2");
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
-    report = AssignBench.run(o, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    report = AssignRunner.run(o, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
     table = out.toString(StandardCharsets.UTF_8);
     progress = err.toString(StandardCharsets.UTF_8);
   }
@@ -42,36 +42,38 @@ class AssignBenchTest {
   void oneRowPerStrategyAndCellInOrder() {
     assertThat(report.rows()).extracting(r -> r.strategy() + "@" + r.m())
         .containsExactly("modulo@3", "naive-rendezvous@3", "modulo@10", "naive-rendezvous@10");
-    assertThat(report.rows()).allMatch(Row::ok);
+    assertThat(report.rows()).allMatch(AssignRow::ok);
     assertThat(report.rows()).allMatch(r -> r.n() == N);
   }
 
   @Test
   void moduloMovesAlmostEverything() {
     for (int m : List.of(3, 10)) {
-      Row r = report.row("modulo", N, m);
+      AssignRow r = report.row("modulo", N, m);
+      Measured x = r.measured();
       // leave: a unit stays only if both moduli pick the same member, about 1/M of them
-      assertThat((double) r.leaveMoved() / N).isCloseTo((m - 1.0) / m, within(0.05));
-      assertThat((double) r.joinMoved() / N).isCloseTo(m / (m + 1.0), within(0.05));
-      assertThat(r.leaveRatio()).isGreaterThan(1.5);
-      assertThat(r.churnMoved()).isZero(); // stateless per unit
+      assertThat((double) x.leave().moved() / N).isCloseTo((m - 1.0) / m, within(0.05));
+      assertThat((double) x.join().moved() / N).isCloseTo(m / (m + 1.0), within(0.05));
+      assertThat(x.leave().ratio()).isGreaterThan(1.5);
+      assertThat(x.churn().othersMoved()).isZero(); // stateless per unit
       assertThat(r.fullVsModulo()).isEqualTo(1.0);
-      assertThat(r.check()).isEqualTo("n/a");
+      assertThat(x.check()).isEqualTo("n/a");
     }
   }
 
   @Test
   void naiveRendezvousMovesOnlyWhatItMust() {
     for (int m : List.of(3, 10)) {
-      Row r = report.row("naive-rendezvous", N, m);
-      assertThat(r.leaveRatio()).isEqualTo(1.0);
-      assertThat(r.joinRatio()).isEqualTo(1.0);
-      assertThat(r.leaveOptimum()).isPositive();
-      assertThat(r.joinOptimum()).isPositive();
-      assertThat(r.churnReplaced()).isEqualTo(N / 100);
-      assertThat(r.churnSurvivors()).isEqualTo(N - N / 100);
-      assertThat(r.churnMoved()).isZero();
-      assertThat(r.churnMovedPercent()).isEqualTo(0.0);
+      AssignRow r = report.row("naive-rendezvous", N, m);
+      Measured x = r.measured();
+      assertThat(x.leave().ratio()).isEqualTo(1.0);
+      assertThat(x.join().ratio()).isEqualTo(1.0);
+      assertThat(x.leave().optimum()).isPositive();
+      assertThat(x.join().optimum()).isPositive();
+      assertThat(x.churn().replaced()).isEqualTo(N / 100);
+      assertThat(x.churn().others()).isEqualTo(N - N / 100);
+      assertThat(x.churn().othersMoved()).isZero();
+      assertThat(x.churn().othersMovedPercent()).isEqualTo(0.0);
       assertThat(r.fullVsModulo()).isPositive().isFinite();
     }
   }
@@ -82,20 +84,21 @@ class AssignBenchTest {
       Scenario sc = Scenario.of(N, m);
       Table t = new NaiveRendezvousAssigner().assign(sc.members(), sc.units());
       int max = t.loads().values().stream().mapToInt(Integer::intValue).max().orElseThrow();
-      assertThat(report.row("naive-rendezvous", N, m).maxOverIdeal()).isCloseTo(max / ((double) N / m), within(1e-12));
-      assertThat(report.row("naive-rendezvous", N, m).maxOverIdeal()).isGreaterThanOrEqualTo(1.0);
+      double maxOverIdeal = report.row("naive-rendezvous", N, m).measured().maxOverIdeal();
+      assertThat(maxOverIdeal).isCloseTo(max / ((double) N / m), within(1e-12)).isGreaterThanOrEqualTo(1.0);
     }
   }
 
   @Test
   void timesAreMeasured() {
-    for (Row r : report.rows()) {
-      assertThat(r.fullSamples()).isEqualTo(2);
-      assertThat(r.updateSamples()).isEqualTo(2);
+    for (AssignRow r : report.rows()) {
+      Measured x = r.measured();
+      assertThat(x.fullSamples()).isEqualTo(2);
+      assertThat(x.updateSamples()).isEqualTo(2);
       assertThat(r.fullNanosPerUnit()).isPositive().isFinite();
-      assertThat(r.leaveMillis()).isPositive().isFinite();
-      assertThat(r.joinMillis()).isPositive().isFinite();
-      assertThat(r.churnMillis()).isPositive().isFinite();
+      assertThat(x.leave().updateMillis()).isPositive().isFinite();
+      assertThat(x.join().updateMillis()).isPositive().isFinite();
+      assertThat(x.churn().updateMillis()).isPositive().isFinite();
       assertThat(r.totalSeconds()).isPositive();
     }
     assertThat(report.totalSeconds()).isPositive();
@@ -105,50 +108,62 @@ class AssignBenchTest {
   void tableIsAlignedAndEndsWithTheEnvironment() {
     List<String> lines = table.lines().toList();
     assertThat(lines).hasSize(1 + report.rows().size() + 1);
-    assertThat(lines.get(0)).startsWith("strategy").contains("max/ideal", "leave/opt", "join/opt", "churn%", "ns/unit", "xmodulo");
+    assertThat(lines.get(0)).isEqualTo(
+        "strategy             N   M  max/ideal  leave/opt  join/opt  churn%  ns/unit  xmodulo  leave ms  join ms  churn ms"
+            + "  upd=full  total s");
     int width = lines.get(0).length();
     for (String l : lines.subList(1, lines.size() - 1)) {
       assertThat(l).hasSize(width);
       // numeric columns are right-aligned under their headings
       assertThat(l.indexOf("  3000")).isEqualTo(lines.get(0).indexOf("  N") - 3);
     }
-    assertThat(lines.get(lines.size() - 1)).startsWith("JVM ").contains("cores", "max heap", "MiB");
+    AssignRow naive = report.row("naive-rendezvous", N, 3);
+    assertThat(lines.get(2)).startsWith(String.format(java.util.Locale.ROOT,
+        "naive-rendezvous  3000   3  %9.4f     1.0000    1.0000   0.000", naive.measured().maxOverIdeal()));
+    assertThat(lines.get(2)).endsWith(String.format(java.util.Locale.ROOT, "n/a  %7.2f", naive.totalSeconds()));
+    assertThat(lines.get(lines.size() - 1)).startsWith("JVM ").contains("cores", "max heap", "MiB").endsWith(" s");
     assertThat(table).doesNotContain("warming up");
     assertThat(progress).contains("warming up modulo", "[4/4] naive-rendezvous N=3000 M=10");
   }
 
   @Test
-  @SuppressWarnings("unchecked")
-  void jsonIsWellFormedAndHoldsEveryRow() {
-    String json = report.json();
-    assertThat(json.chars().filter(c -> c == '{').count()).isEqualTo(json.chars().filter(c -> c == '}').count());
-    assertThat(json.chars().filter(c -> c == '[').count()).isEqualTo(json.chars().filter(c -> c == ']').count());
-    Map<String, Object> doc = (Map<String, Object>) MiniJson.parse(json);
-    assertThat(doc).containsKeys("options", "environment", "rows", "totalSeconds");
-    List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("rows");
+  void jsonHoldsTheOptionsTheEnvironmentAndEveryRow() throws Exception {
+    JsonNode doc = JSON.readTree(report.json());
+    assertThat(doc.get("benchmark").asText()).isEqualTo("allot bench assign");
+    assertThat(doc.get("options").get("sizes").get(0).asInt()).isEqualTo(N);
+    assertThat(doc.get("options").get("repeat").asText()).isEqualTo("2");
+    assertThat(doc.get("environment").get("cores").asInt()).isPositive();
+    assertThat(doc.get("totalSeconds").asDouble()).isPositive();
+    JsonNode rows = doc.get("rows");
     assertThat(rows).hasSize(report.rows().size());
     for (int i = 0; i < rows.size(); i++) {
-      Map<String, Object> j = rows.get(i);
-      Row r = report.rows().get(i);
-      assertThat(j.get("strategy")).isEqualTo(r.strategy());
-      assertThat(j.get("n")).isEqualTo((double) r.n());
-      assertThat(j.get("m")).isEqualTo((double) r.m());
-      assertThat(((Map<String, Object>) j.get("leave")).get("moved")).isEqualTo((double) r.leaveMoved());
-      assertThat(((Map<String, Object>) j.get("churn")).get("othersMoved")).isEqualTo((double) r.churnMoved());
+      JsonNode j = rows.get(i);
+      AssignRow r = report.rows().get(i);
+      assertThat(j.get("strategy").asText()).isEqualTo(r.strategy());
+      assertThat(j.get("n").asInt()).isEqualTo(r.n());
+      assertThat(j.get("m").asInt()).isEqualTo(r.m());
+      assertThat(j.get("ok").asBoolean()).isTrue();
+      assertThat(j.has("error")).isFalse();
+      assertThat(j.get("leave").get("moved").asLong()).isEqualTo(r.measured().leave().moved());
+      assertThat(j.get("join").get("optimum").asLong()).isEqualTo(r.measured().join().optimum());
+      assertThat(j.get("churn").get("othersMoved").asLong()).isEqualTo(r.measured().churn().othersMoved());
+      assertThat(j.get("full").get("samples").asInt()).isEqualTo(2);
+      assertThat(j.get("full").get("nsPerUnit").asDouble()).isCloseTo(r.fullNanosPerUnit(), within(0.001));
+      assertThat(j.get("updateEqualsFull").asText()).isEqualTo("n/a");
+      assertThat(j.get("incremental").asBoolean()).isFalse();
     }
-    assertThat(((Map<String, Object>) rows.get(1).get("leave")).get("ratio")).isEqualTo(1.0);
-    Map<String, Object> env = (Map<String, Object>) doc.get("environment");
-    assertThat((Double) env.get("cores")).isPositive();
+    assertThat(rows.get(1).get("leave").get("ratio").asDouble()).isEqualTo(1.0);
+    assertThat(rows.get(1).get("churn").get("othersMovedPercent").asDouble()).isEqualTo(0.0);
   }
 
   @Test
-  void jsonOptionPrintsJsonInsteadOfTheTable() {
+  void jsonOptionPrintsJsonInsteadOfTheTable() throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    Options o = Options.parse("--json", "--strategies", "modulo", "--sizes", "200", "--members", "2", "--repeat", "1");
-    AssignBench.run(o, new PrintStream(out, true, StandardCharsets.UTF_8), null);
+    AssignOptions o = AssignCommand.parse("--json", "--strategies", "modulo", "--sizes", "200", "--members", "2", "--repeat", "1");
+    AssignRunner.run(o, new PrintStream(out, true, StandardCharsets.UTF_8), null);
     String s = out.toString(StandardCharsets.UTF_8);
     assertThat(s).startsWith("{").doesNotContain("JVM OpenJDK");
-    MiniJson.parse(s);
+    assertThat(JSON.readTree(s).get("rows")).hasSize(1);
   }
 
   /** A strategy that fails at some operation. */
@@ -182,14 +197,15 @@ class AssignBenchTest {
   }
 
   @Test
-  void aFailingStrategyGetsAnErrorRowAndTheOthersGoOn() {
+  void aFailingStrategyGetsAnErrorRowAndTheOthersGoOn() throws Exception {
     for (String phase : List.of("full", "join", "drop")) {
       Function<String, Assigner> resolver = name -> name.equals("seed-ring") ? new Failing(phase) : Strategies.byName(name);
-      Options o = Options.parse("--strategies", "seed-ring,naive-rendezvous", "--sizes", "500", "--members", "3", "--repeat", "1");
+      AssignOptions o = AssignCommand.parse("--strategies", "seed-ring,naive-rendezvous", "--sizes", "500", "--members", "3", "--repeat", "1");
       List<String> lines = new ArrayList<>();
-      Report r = AssignBench.run(o, resolver, lines::add);
-      Row bad = r.row("seed-ring", 500, 3);
+      AssignReport r = AssignRunner.run(o, resolver, lines::add);
+      AssignRow bad = r.row("seed-ring", 500, 3);
       assertThat(bad.ok()).isFalse();
+      assertThat(bad.measured()).isNull();
       assertThat(r.row("naive-rendezvous", 500, 3).ok()).isTrue();
       switch (phase) {
         case "full" -> {
@@ -204,74 +220,39 @@ class AssignBenchTest {
         }
         default -> assertThat(bad.error()).startsWith("invalid table: it holds 499 units, expected 500");
       }
-      Map<?, ?> doc = (Map<?, ?>) MiniJson.parse(r.json());
-      Map<?, ?> row = (Map<?, ?>) ((List<?>) doc.get("rows")).get(0);
-      assertThat(row.get("ok")).isEqualTo(false);
-      assertThat(row.get("error")).isEqualTo(bad.error());
+      JsonNode row = JSON.readTree(r.json()).get("rows").get(0);
+      assertThat(row.get("ok").asBoolean()).isFalse();
+      assertThat(row.get("error").asText()).isEqualTo(bad.error());
+      assertThat(row.get("errorPhase").asText()).isEqualTo(bad.errorPhase());
+      assertThat(row.has("leave")).isFalse();
     }
   }
 
   @Test
   void moduloIsTimedForTheRatioEvenWhenNotListed() {
-    Report r = AssignBench.run(Options.parse("--strategies", "naive-rendezvous", "--sizes", "500", "--members", "3", "--repeat", "1"), (PrintStream) null, null);
+    AssignReport r = AssignRunner.run(
+        AssignCommand.parse("--strategies", "naive-rendezvous", "--sizes", "500", "--members", "3", "--repeat", "1"),
+        (PrintStream) null, null);
     assertThat(r.rows()).hasSize(1);
     assertThat(r.rows().get(0).fullVsModulo()).isPositive().isFinite();
   }
 
-  // ----------------------------------------------------------------------------------- options
-
-  @Test
-  void defaultsAndQuickGrid() {
-    Options d = Options.parse();
-    assertThat(d.sizes()).containsExactly(1_000, 100_000, 1_000_000);
-    assertThat(d.members()).containsExactly(3, 10, 100, 1_000);
-    assertThat(d.strategies()).isEqualTo(Strategies.all()).contains("rendezvous-unbounded", "modulo", "naive-rendezvous");
-    assertThat(d.repeat()).isZero();
-    assertThat(d.json()).isFalse();
-    Options q = Options.parse("--quick", "--json");
-    assertThat(q.sizes()).containsExactly(1_000, 10_000);
-    assertThat(q.members()).containsExactly(3, 10, 100);
-    assertThat(q.json()).isTrue();
-    Options x = Options.parse("--quick", "--sizes=1e3,10^4,1_000", "--members", "2", "--strategies", " Modulo ,modulo", "--repeat", "4");
-    assertThat(x.sizes()).containsExactly(1_000, 10_000);
-    assertThat(x.members()).containsExactly(2);
-    assertThat(x.strategies()).containsExactly("modulo");
-    assertThat(x.repeat()).isEqualTo(4);
-  }
-
-  @Test
-  void badOptionsAreRejectedClearly() {
-    assertThatThrownBy(() -> Options.parse("--fast")).isInstanceOf(IllegalArgumentException.class).hasMessage("unknown option '--fast'");
-    assertThatThrownBy(() -> Options.parse("--sizes", "ten")).hasMessage("--sizes: 'ten' is not a whole number");
-    assertThatThrownBy(() -> Options.parse("--sizes", "1000,,2000")).hasMessage("--sizes: empty item in '1000,,2000'");
-    assertThatThrownBy(() -> Options.parse("--sizes", "0")).hasMessageStartingWith("--sizes: 0 is out of range");
-    assertThatThrownBy(() -> Options.parse("--sizes", "1e12")).hasMessage("--sizes: 1e12 is too large");
-    assertThatThrownBy(() -> Options.parse("--members", "1")).hasMessageStartingWith("--members: 1 is out of range").hasMessageContaining("one of them leaves");
-    assertThatThrownBy(() -> Options.parse("--repeat", "0")).hasMessageStartingWith("--repeat: 0 is out of range");
-    assertThatThrownBy(() -> Options.parse("--repeat")).hasMessage("--repeat needs a value");
-    assertThatThrownBy(() -> Options.parse("--sizes", "--json")).hasMessage("--sizes needs a value");
-    assertThatThrownBy(() -> Options.parse("--json=yes")).hasMessage("--json takes no value");
-    assertThatThrownBy(() -> Options.parse("--strategies", "rendezvous,consistent"))
-        .hasMessageStartingWith("--strategies: unknown strategy 'consistent'; choose from rendezvous, rendezvous-unbounded");
-  }
-
-  @Test
-  void mainReportsBadUsageWithExitCode2() {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code = AssignBench.execute(new String[] {"--members", "1"}, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
-    assertThat(code).isEqualTo(2);
-    assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
-    assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("error: --members: 1 is out of range").contains("usage: AssignBench");
-    out.reset();
-    assertThat(AssignBench.execute(new String[] {"--help"}, new PrintStream(out, true, StandardCharsets.UTF_8), System.err)).isZero();
-    assertThat(out.toString(StandardCharsets.UTF_8)).startsWith("usage: AssignBench");
-  }
-
   @Test
   void medianOfEvenAndOddCounts() {
-    assertThat(AssignBench.median(new long[] {5, 1, 3})).isEqualTo(3.0);
-    assertThat(AssignBench.median(new long[] {4, 1, 3, 2})).isEqualTo(2.5);
-    assertThat(AssignBench.median(new long[] {7})).isEqualTo(7.0);
+    assertThat(Repeats.median(new long[] {5, 1, 3})).isEqualTo(3.0);
+    assertThat(Repeats.median(new long[] {4, 1, 3, 2})).isEqualTo(2.5);
+    assertThat(Repeats.median(new long[] {7})).isEqualTo(7.0);
+  }
+
+  @Test
+  void fixedRepeatsRunExactlyThatOften() {
+    int[] calls = {0};
+    Repeats.Timed t = Repeats.time(() -> {
+      calls[0]++;
+      return Table.EMPTY;
+    }, 3, false);
+    assertThat(calls[0]).isEqualTo(3);
+    assertThat(t.samples()).isEqualTo(3);
+    assertThat(t.last()).isSameAs(Table.EMPTY);
   }
 }

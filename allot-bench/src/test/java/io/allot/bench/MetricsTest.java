@@ -57,8 +57,8 @@ class MetricsTest {
   void nothingToMoveGivesNoRatioUnlessSomethingMoved() {
     assertThat(Metrics.ratio(0, 0)).isNaN();
     assertThat(Metrics.ratio(3, 0)).isInfinite().isPositive();
-    assertThat(AssignBench.fmt(Metrics.ratio(0, 0), 4)).isEqualTo("-");
-    assertThat(AssignBench.fmt(Metrics.ratio(3, 0), 4)).isEqualTo("inf");
+    assertThat(AssignReport.fmt(Metrics.ratio(0, 0), 4)).isEqualTo("-");
+    assertThat(AssignReport.fmt(Metrics.ratio(3, 0), 4)).isEqualTo("inf");
   }
 
   @Test

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Decides who does what in a fleet of service instances.",
-    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, DevCommand.class, BenchCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, DevCommand.class, CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -50,10 +50,33 @@ public final class Main implements Runnable {
           commandLine.getErr().println("allot: " + ex);
           return 1;
         });
+    String unknown = unknownCommand(cl, args);
+    if (unknown != null) {
+      err.println("allot: unknown command '" + unknown + "'; use one of: " + String.join(", ", cl.getSubcommands().keySet()));
+      err.flush();
+      return 2;
+    }
     int code = cl.execute(args);
     out.flush();
     err.flush();
     return code;
+  }
+
+  /**
+   * The first argument that is not an option, if it names no subcommand (the top level takes no option values, so
+   * that argument is where the command must be); else null. Checked before picocli runs, which would otherwise
+   * answer {@code allot nosuch --help} with the main help and exit 0.
+   */
+  static String unknownCommand(CommandLine cl, String... args) {
+    for (String a : args) {
+      if (a.equals("--")) {
+        return null;
+      }
+      if (!a.startsWith("-")) {
+        return cl.getSubcommands().containsKey(a) ? null : a;
+      }
+    }
+    return null;
   }
 
   @Override

@@ -103,7 +103,7 @@ final class ServerCommand implements Callable<Integer> {
       err.println("allot: note: -ka-time, -ka-timeout, -ka-permit-without-stream and -config-type are accepted for compatibility and ignored");
     }
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Store s = openStore();
+    Store s = storeOptions.open("allot-distributor", err);
     CountDownLatch stop = new CountDownLatch(1);
     try (s;
         OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s));
@@ -120,7 +120,7 @@ final class ServerCommand implements Callable<Integer> {
 
   private static boolean ping(Store s) {
     try {
-      s.timeMillis();
+      s.clock().timeMillis();
       return true;
     } catch (RuntimeException e) {
       return false;
@@ -140,10 +140,6 @@ final class ServerCommand implements Callable<Integer> {
     List<String> groups = Arrays.stream(servicesNamespaces.split(",")).map(String::trim).toList();
     return new DistributorSettings(groups, workunitsNamespace.trim(), distributionNamespace.trim(), poll, timeout, downAfter,
         removeDead, ttl, strategy, Pinger.Mode.parse(pingProtocol));
-  }
-
-  private Store openStore() {
-    return storeOptions.open("allot-distributor");
   }
 
 }

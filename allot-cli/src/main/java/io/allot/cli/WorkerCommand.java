@@ -17,8 +17,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -45,7 +46,6 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "worker",
-    mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
       "Runs a reference worker: registers HOST:PORT in a services list (a group), answers the distributor's pings,",
@@ -64,8 +64,10 @@ final class WorkerCommand implements Callable<Integer> {
       description = "gRPC port for the pings (0 picks a free one); the member id is HOST:PORT.")
   int port;
 
-  @Option(names = {"-host", "--host"}, paramLabel = "HOST", defaultValue = "127.0.0.1",
-      description = "Host the distributor reaches this worker on. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-host", "--host"}, paramLabel = "HOST",
+      description = "Host the distributor reaches this worker on, the first part of the member id. Default: an address"
+          + " other hosts can reach (the worker SDK's choice: a non-loopback interface's address); give 127.0.0.1 to"
+          + " stay on this machine.")
   String host;
 
   @Option(names = {"-distribution-namespace", "--distribution-namespace"}, paramLabel = "KEY", defaultValue = "sys-matching-table",
@@ -85,6 +87,17 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Most units owned at once; 0 = no limit. Default ${DEFAULT-VALUE}.")
   int capacity;
 
+  @Option(names = {"-version", "--version"}, paramLabel = "V",
+      description = "Software version published with the member (attribute version; routing policies read it).")
+  String version;
+
+  @Option(names = {"-zone", "--zone"}, paramLabel = "Z", description = "Zone published with the member (attribute zone).")
+  String zone;
+
+  @Option(names = {"-label", "--label"}, paramLabel = "K=V",
+      description = "An attribute published with the member; repeatable. Names: A-Z a-z 0-9 . _ - (at most 64).")
+  Map<String, String> labels = new LinkedHashMap<>();
+
   @Option(names = {"-lease-ttl", "--lease-ttl"}, paramLabel = "DURATION", defaultValue = "1500ms",
       description = "Member lease. Default ${DEFAULT-VALUE}.")
   String leaseTtl;
@@ -102,8 +115,12 @@ final class WorkerCommand implements Callable<Integer> {
   String syncInterval;
 
   @Option(names = {"-max-concurrent-moves", "--max-concurrent-moves"}, paramLabel = "N", defaultValue = "16",
-      description = "Cap on units being handed over at once. Default ${DEFAULT-VALUE}.")
+      description = "Cap on units stopping (being handed over) at once. Default ${DEFAULT-VALUE}.")
   int maxConcurrentMoves;
+
+  @Option(names = {"-claim-batch", "--claim-batch"}, paramLabel = "N", defaultValue = "64",
+      description = "Units claimed per round, in one store round trip. Default ${DEFAULT-VALUE}.")
+  int claimBatch;
 
   @Option(names = {"-stop-delay", "--stop-delay"}, paramLabel = "DURATION", defaultValue = "0ms",
       description = "Pretend stopping a unit takes this long (to watch paced handoffs). Default ${DEFAULT-VALUE}.")
@@ -112,6 +129,10 @@ final class WorkerCommand implements Callable<Integer> {
   @Option(names = {"-log", "--log"}, paramLabel = "LEVEL", defaultValue = "info",
       description = "Log level (logs go to standard error). Default ${DEFAULT-VALUE}.")
   String logLevel;
+
+  // not mixinStandardHelpOptions: its --version would print allot's version, and here --version is the member's
+  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
+  boolean help;
 
   @Override
   public Integer call() throws Exception {
@@ -128,13 +149,14 @@ final class WorkerCommand implements Callable<Integer> {
     if (affinity < 0) {
       throw new BadInputException("-affinity: must be >= 0, got " + affinity);
     }
-    if (storeOptions.store.trim().equalsIgnoreCase("memory")) {
-      throw new BadInputException("-store memory: a worker must share its store with the distributor; use redis or"
-          + " postgresql://... (bin/allot dev runs everything in one process on the in-memory store)");
+    String clientName = "allot-worker-" + (host == null ? "" : host + ":") + port;
+    if (StoreOptions.isMemory(storeOptions.uri(clientName))) {
+      throw new BadInputException("-store memory: a worker must share its store with the distributor; use redis://..."
+          + " or postgresql://... (bin/allot dev runs everything in one process on the in-memory store)");
     }
     Duration delay = GoDuration.parse(stopDelay, "-stop-delay");
     EventLog log = new EventLog(spec.commandLine().getOut(), events);
-    Store store = storeOptions.open("allot-worker-" + host + ":" + port);
+    Store store = storeOptions.open(clientName, spec.commandLine().getErr());
     ExecutorService stopper = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "allot-worker-stopper");
       t.setDaemon(true);
@@ -143,16 +165,26 @@ final class WorkerCommand implements Callable<Integer> {
     Divider.Builder b = Divider.builder(store)
         .pool(group.trim())
         .distribution(distributionNamespace.trim())
-        .host(host)
         .port(port)
         .affinity(affinity)
         .leaseTtl(GoDuration.parsePositive(leaseTtl, "-lease-ttl"))
         .renewEvery(GoDuration.parsePositive(renewEvery, "-renew-every"))
         .fenceMargin(GoDuration.parse(fenceMargin, "-fence-margin"))
         .syncInterval(GoDuration.parsePositive(syncInterval, "-sync-interval"))
-        .maxConcurrentMoves(maxConcurrentMoves);
+        .maxConcurrentMoves(maxConcurrentMoves)
+        .claimBatch(claimBatch);
+    if (host != null) {
+      b.host(host.trim()); // else the SDK's default: an address other hosts can reach
+    }
     if (capacity > 0) {
       b.capacity(capacity);
+    }
+    labels.forEach(b::attribute);
+    if (version != null) {
+      b.version(version);
+    }
+    if (zone != null) {
+      b.zone(zone);
     }
     Divider divider;
     try {
@@ -161,7 +193,7 @@ final class WorkerCommand implements Callable<Integer> {
       store.close();
       throw new BadInputException(e.getMessage());
     }
-    Set<String> running = new HashSet<>(); // guarded by log
+    Map<String, Long> running = new HashMap<>(); // unit -> token of its run; guarded by log
     divider.addListener(new UnitListener() {
       @Override
       public void onStart(UnitStart s) {
@@ -170,7 +202,7 @@ final class WorkerCommand implements Callable<Integer> {
           return; // the lease ran out meanwhile (a pause): do not start; the LEASE_LOST stop follows
         }
         synchronized (log) {
-          running.add(s.unit());
+          running.put(s.unit(), s.token());
           log.line(t, "start " + s.unit() + " " + s.token());
         }
       }
@@ -180,14 +212,11 @@ final class WorkerCommand implements Callable<Integer> {
         if (s.reason() == StopReason.LEASE_LOST) {
           return; // the lease-lost line ends every unit at the fence time
         }
-        if (s.reason() == StopReason.RELEASED) {
-          stopped(s.unit()); // normally already written by the release command, before the release
-          return;
-        }
+        // REASSIGNED, SHUTDOWN, and RELEASED after the release command: stop, then confirm that very run
         stopper.execute(() -> {
           sleep(delay);
-          if (stopped(s.unit())) {
-            divider.confirmStop(s.unit()); // after the stop line: only then may another member start it
+          if (stopped(s.unit(), s.token())) {
+            divider.confirmStop(s.unit(), s.token()); // after the stop line: only then may another member start it
           }
         });
       }
@@ -200,10 +229,11 @@ final class WorkerCommand implements Callable<Integer> {
         }
       }
 
-      private boolean stopped(String unit) {
+      /** Writes the stop line if the run with {@code token} is the one running; true if it was. */
+      private boolean stopped(String unit, long token) {
         long t = stopTime(divider);
         synchronized (log) {
-          if (running.remove(unit)) {
+          if (running.remove(unit, token)) {
             log.line(t, "stop " + unit);
             return true;
           }
@@ -220,7 +250,7 @@ final class WorkerCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     divider.start();
     org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("worker {} joined group {} (store {})",
-        divider.memberId(), group, storeOptions.store);
+        divider.memberId(), group, store.describe());
     Thread commands = new Thread(() -> readCommands(divider, log, running), "allot-worker-stdin");
     commands.setDaemon(true);
     commands.start();
@@ -228,7 +258,7 @@ final class WorkerCommand implements Callable<Integer> {
     return 0;
   }
 
-  private void readCommands(Divider divider, EventLog log, Set<String> running) {
+  private void readCommands(Divider divider, EventLog log, Map<String, Long> running) {
     PrintWriter err = spec.commandLine().getErr();
     try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
       String line;
@@ -243,14 +273,13 @@ final class WorkerCommand implements Callable<Integer> {
             }
             case "alter" -> err.println("allot: affinity " + divider.alterAffinity(Integer.parseInt(arg(f))));
             case "release" -> {
+              // the run's RELEASED stop writes the stop line and confirms; the unit is then released with a hold
               String unit = arg(f);
-              long t = stopTime(divider);
+              Long token;
               synchronized (log) {
-                if (running.remove(unit)) {
-                  log.line(t, "stop " + unit); // stopped before it is released
-                }
+                token = running.get(unit);
               }
-              err.println("allot: release " + unit + ": " + divider.release(unit));
+              err.println("allot: release " + unit + ": " + (token != null && divider.release(unit, token)));
             }
             case "flush" -> err.println("allot: flush " + (divider.flush(Duration.ofSeconds(30)) ? "done" : "timed out"));
             case "quit" -> System.exit(0); // the shutdown hook flushes and cancels

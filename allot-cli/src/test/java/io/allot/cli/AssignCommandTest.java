@@ -3,25 +3,16 @@ package io.allot.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class AssignCommandTest {
   @TempDir Path dir;
-
-  record Result(int code, String out, String err) {}
-
-  Result run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = Main.run(new PrintWriter(out), new PrintWriter(err), args);
-    return new Result(code, out.toString(), err.toString());
-  }
 
   Path file(String name, String content) throws IOException {
     Path p = dir.resolve(name);
@@ -29,11 +20,17 @@ class AssignCommandTest {
     return p;
   }
 
+  /** {@code allot assign --services S --units U more...} with S and U files holding the given lines. */
+  CliRun assign(String services, String units, String... more) throws IOException {
+    List<String> args = new ArrayList<>(List.of("assign", "--services", file("s", services).toString(), "--units",
+        file("u", units).toString()));
+    args.addAll(List.of(more));
+    return CliRun.of(args.toArray(String[]::new));
+  }
+
   @Test
   void seedRingKnownVector() throws IOException {
-    Path s = file("s", "service3\nservice1\nservice2\n");
-    Path u = file("u", "work1\nwork2\nwork3\n");
-    Result r = run("assign", "--strategy", "seed-ring", "--services", s.toString(), "--units", u.toString());
+    CliRun r = assign("service3\nservice1\nservice2\n", "work1\nwork2\nwork3\n", "--strategy", "seed-ring");
     assertThat(r.err()).isEmpty();
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEqualTo("service1:work2\nservice2:work1\nservice3:work3\n");
@@ -48,7 +45,7 @@ class AssignCommandTest {
     }
     Path u = file("u", units.toString());
     for (String strategy : new String[] {"rendezvous", "rendezvous-unbounded", "balanced", "seed-ring"}) {
-      Result r = run("assign", "--strategy", strategy, "--services", s.toString(), "--units", u.toString());
+      CliRun r = CliRun.of("assign", "--strategy", strategy, "--services", s.toString(), "--units", u.toString());
       assertThat(r.code()).as(strategy + ": " + r.err()).isZero();
       String[] lines = r.out().split("\n");
       assertThat(lines).hasSize(3);
@@ -67,77 +64,64 @@ class AssignCommandTest {
     Path s = file("s", "a\nb\nc\n");
     Path u = file("u", "1\n2\n3\n4\n5\n6\n");
     Path w = file("w", "a 0\nb 1\nc 2 3\n");
-    Result r = run("assign", "--strategy", "balanced", "--services", s.toString(), "--units", u.toString(), "--weights", w.toString());
+    CliRun r = CliRun.of("assign", "--strategy", "balanced", "--services", s.toString(), "--units", u.toString(), "--weights", w.toString());
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).startsWith("a:\n");
     Path prev = file("p", r.out());
-    Result again =
-        run("assign", "--strategy", "balanced", "--services", s.toString(), "--units", u.toString(), "--weights", w.toString(), "--previous", prev.toString());
+    CliRun again =
+        CliRun.of("assign", "--strategy", "balanced", "--services", s.toString(), "--units", u.toString(), "--weights", w.toString(), "--previous", prev.toString());
     assertThat(again.out()).isEqualTo(r.out());
   }
 
   @Test
   void missingFileIsExit2NamingIt() {
-    Result r = run("assign", "--services", dir.resolve("nope.txt").toString(), "--units", dir.resolve("u").toString());
+    CliRun r = CliRun.of("assign", "--services", dir.resolve("nope.txt").toString(), "--units", dir.resolve("u").toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("nope.txt").contains("does not exist");
   }
 
   @Test
   void emptyNameIsExit2NamingTheLine() throws IOException {
-    Path s = file("s", "a\n");
-    Path u = file("u", "x\n\ny\n");
-    Result r = run("assign", "--services", s.toString(), "--units", u.toString());
+    CliRun r = assign("a\n", "x\n\ny\n");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("line 2").contains("empty unit name");
   }
 
   @Test
   void duplicatesAreDroppedWithAWarningOrRejectedWhenStrict() throws IOException {
-    Path s = file("s", "a\na\n");
-    Path u = file("u", "x\ny\nx\n");
-    Result r = run("assign", "--services", s.toString(), "--units", u.toString());
+    CliRun r = assign("a\na\n", "x\ny\nx\n");
     assertThat(r.code()).isZero();
     assertThat(r.err()).contains("duplicate unit 'x'").contains("duplicate service 'a'");
     assertThat(r.out()).matches("a:(x,y|y,x)\n");
-    Result strict = run("assign", "--strict", "--services", s.toString(), "--units", u.toString());
+    CliRun strict = assign("a\na\n", "x\ny\nx\n", "--strict");
     assertThat(strict.code()).isEqualTo(2);
   }
 
   @Test
   void unitWithCommaIsExit2NamingTheUnit() throws IOException {
-    Path s = file("s", "a\n");
-    Path u = file("u", "x\nbad,unit\n");
-    Result r = run("assign", "--services", s.toString(), "--units", u.toString());
+    CliRun r = assign("a\n", "x\nbad,unit\n");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("'bad,unit'");
   }
 
   @Test
   void unknownStrategyListsTheKnownOnes() throws IOException {
-    Path s = file("s", "a\n");
-    Path u = file("u", "x\n");
-    Result r = run("assign", "--strategy", "magic", "--services", s.toString(), "--units", u.toString());
+    CliRun r = assign("a\n", "x\n", "--strategy", "magic");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("magic").contains("rendezvous").contains("seed-ring");
   }
 
   @Test
   void badWeightsAreExit2() throws IOException {
-    Path s = file("s", "a\n");
-    Path u = file("u", "x\n");
-    assertThat(run("assign", "--services", s.toString(), "--units", u.toString(), "--weights", file("w1", "a -1\n").toString()).err())
+    assertThat(assign("a\n", "x\n", "--weights", file("w1", "a -1\n").toString()).err())
         .contains("affinity must be a whole number");
-    assertThat(run("assign", "--services", s.toString(), "--units", u.toString(), "--weights", file("w2", "zz 1\n").toString()).err())
-        .contains("'zz' is not in");
+    assertThat(assign("a\n", "x\n", "--weights", file("w2", "zz 1\n").toString()).err()).contains("'zz' is not in");
   }
 
   @Test
   void unicodeNamesAreByteOrdered() throws IOException {
     // U+FFFD (BMP) sorts before U+1F600 (emoji) in UTF-8 byte order, though not in UTF-16 order
-    Path s = file("s", "\uD83D\uDE00\n\uFFFD\n");
-    Path u = file("u", "ü\n");
-    Result r = run("assign", "--services", s.toString(), "--units", u.toString());
+    CliRun r = assign("\uD83D\uDE00\n\uFFFD\n", "ü\n");
     assertThat(r.code()).isZero();
     assertThat(r.out()).startsWith("\uFFFD:");
   }

@@ -1,6 +1,6 @@
 package io.allot.cli;
 
-import io.allot.store.redis.RedisStore;
+import io.allot.store.Stores;
 import io.allot.worker.Divider;
 import io.allot.worker.UnitRunner;
 import java.time.Duration;
@@ -8,7 +8,7 @@ import java.time.Duration;
 /** The README's worker example, compiled here so that it stays true. */
 public final class ReadmeWorkerExample {
   public static void main(String[] args) throws InterruptedException {
-    var store = RedisStore.connect("127.0.0.1:6379");
+    var store = Stores.open("redis://127.0.0.1:6379");  // or postgresql://..., rediss://..., redis-cluster://...
     var divider = Divider.builder(store).pool("sys-parsers-lists").port(7001).build();
     var runner = UnitRunner.builder(divider, unit -> {
       while (!unit.stopRequested()) {             // true at once when told to stop, or when the lease is in doubt

@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.ping.Pinger;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +50,15 @@ class ServerCommandTest {
   }
 
   @Test
+  void keysMayHoldColonsAsRedisNamesOftenDo() {
+    DistributorSettings s = parse(Map.of(), "-services-namespaces", "app:robots:list,app:parsers:list",
+        "-workunits-namespace", "app:channels", "-distribution-namespace", "app:matching:table");
+    assertThat(s.servicesNamespaces()).containsExactly("app:robots:list", "app:parsers:list");
+    assertThat(s.workunitsNamespace()).isEqualTo("app:channels");
+    assertThat(s.distributionNamespace()).isEqualTo("app:matching:table");
+  }
+
+  @Test
   void environmentIsReadAndFlagsWin() {
     // the original reads POLL_INTERVAL for the ping timeout and parses the poll interval from PING_TIMEOUT; allot does not
     Map<String, String> env =
@@ -66,36 +73,30 @@ class ServerCommandTest {
     assertThat(parse(env, "-poll-interval", "5s").pollInterval()).isEqualTo(Duration.ofSeconds(5));
   }
 
-  record Result(int code, String err) {}
-
-  static Result run(Map<String, String> env, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = Main.run(new PrintWriter(out), new PrintWriter(err), env::get, args);
-    return new Result(code, err.toString());
-  }
-
   @Test
   void badConfigurationExitsWith2NamingTheInput() {
-    assertThat(run(Map.of(), "server", "-poll-interval", "soon")).satisfies(r -> {
+    assertThat(CliRun.of(Map.of(), "server", "-poll-interval", "soon")).satisfies(r -> {
       assertThat(r.code()).isEqualTo(2);
       assertThat(r.err()).contains("-poll-interval").contains("soon");
     });
-    assertThat(run(Map.of("PING_TIMEOUT", "1 second"), "server").err()).contains("-ping-timeout").contains("1 second");
-    assertThat(run(Map.of(), "server", "-no-such-flag").code()).isEqualTo(2);
-    assertThat(run(Map.of(), "server", "-no-such-flag").err()).contains("-no-such-flag");
-    assertThat(run(Map.of(), "server", "-strategy", "magic").err()).contains("magic");
-    assertThat(run(Map.of(), "server", "-ping-protocol", "smoke").err()).contains("smoke");
-    assertThat(run(Map.of(), "server", "-log", "loud").err()).contains("loud");
-    assertThat(run(Map.of(), "server", "-down-after", "0").err()).contains("-down-after");
-    assertThat(run(Map.of(), "server", "-services-namespaces", "a,,b").err()).contains("-services-namespaces");
-    assertThat(run(Map.of(), "server", "-leader-ttl", "100ms").err()).contains("-leader-ttl");
+    assertThat(CliRun.of(Map.of("PING_TIMEOUT", "1 second"), "server").err()).contains("-ping-timeout").contains("1 second");
+    assertThat(CliRun.of(Map.of(), "server", "-no-such-flag").code()).isEqualTo(2);
+    assertThat(CliRun.of(Map.of(), "server", "-no-such-flag").err()).contains("-no-such-flag");
+    assertThat(CliRun.of(Map.of(), "server", "-strategy", "magic").err()).contains("magic");
+    assertThat(CliRun.of(Map.of(), "server", "-ping-protocol", "smoke").err()).contains("smoke");
+    assertThat(CliRun.of(Map.of(), "server", "-log", "loud").err()).contains("loud");
+    assertThat(CliRun.of(Map.of(), "server", "-down-after", "0").err()).contains("-down-after");
+    assertThat(CliRun.of(Map.of(), "server", "-services-namespaces", "a,,b").err()).contains("-services-namespaces");
+    assertThat(CliRun.of(Map.of(), "server", "-leader-ttl", "100ms").err()).contains("-leader-ttl");
   }
 
   @Test
-  void unreachableRedisAtStartExitsWith2() {
-    Result r = run(Map.of(), "server", "-redis-addrs", "127.0.0.1:1", "-prom-port", "0");
+  void anUnreachableStoreAtStartExitsWith2() {
+    CliRun r = CliRun.of(Map.of(), "server", "-redis-addrs", "127.0.0.1:1", "-prom-port", "0");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).contains("127.0.0.1:1");
+    assertThat(r.err()).startsWith("allot: ").contains("redis://127.0.0.1:1").hasLineCount(1);
+    r = CliRun.of(Map.of("STORE", "postgresql://postgres@127.0.0.1:1/test"), "server", "-prom-port", "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).startsWith("allot: ").contains("postgresql://postgres@127.0.0.1:1/test").hasLineCount(1);
   }
 }

@@ -2,6 +2,7 @@ package io.allot.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
@@ -69,92 +70,92 @@ public abstract class StoreContractTest {
 
   @Test
   void missingListIsEmpty() {
-    assertThat(store().list(key("nothing"))).isEmpty();
+    assertThat(store().seedKeys().list(key("nothing"))).isEmpty();
   }
 
   @Test
   void addToListPushesAtTheHeadOnlyIfAbsent() {
     String k = key("services");
-    assertThat(store().addToList(k, "a:1")).isTrue();
-    assertThat(store().addToList(k, "b:2")).isTrue();
-    assertThat(store().addToList(k, "a:1")).isFalse();
-    assertThat(peer().addToList(k, "b:2")).isFalse();
-    assertThat(store().list(k)).containsExactly("b:2", "a:1");
+    assertThat(store().seedKeys().addToList(k, "a:1")).isTrue();
+    assertThat(store().seedKeys().addToList(k, "b:2")).isTrue();
+    assertThat(store().seedKeys().addToList(k, "a:1")).isFalse();
+    assertThat(peer().seedKeys().addToList(k, "b:2")).isFalse();
+    assertThat(store().seedKeys().list(k)).containsExactly("b:2", "a:1");
   }
 
   @Test
   void addToListIsAtomicUnderConcurrency() throws Exception {
     String k = key("race");
     int threads = 16;
-    List<Boolean> results = race(threads, i -> () -> (i % 2 == 0 ? store() : peer()).addToList(k, "same"));
+    List<Boolean> results = race(threads, i -> () -> (i % 2 == 0 ? store() : peer()).seedKeys().addToList(k, "same"));
     assertThat(results).containsOnlyOnce(true);
-    assertThat(store().list(k)).containsExactly("same");
+    assertThat(store().seedKeys().list(k)).containsExactly("same");
 
     String k2 = key("race2");
-    List<Boolean> distinct = race(threads, i -> () -> store().addToList(k2, "v" + (i % 4)));
+    List<Boolean> distinct = race(threads, i -> () -> store().seedKeys().addToList(k2, "v" + (i % 4)));
     assertThat(distinct.stream().filter(b -> b).count()).isEqualTo(4);
-    assertThat(store().list(k2)).containsExactlyInAnyOrder("v0", "v1", "v2", "v3");
+    assertThat(store().seedKeys().list(k2)).containsExactlyInAnyOrder("v0", "v1", "v2", "v3");
   }
 
   @Test
   void removeFromListRemovesEveryOccurrence() {
     String k = key("units");
-    store().replaceList(k, List.of("a", "b", "a", "c"));
-    assertThat(store().removeFromList(k, "a")).isTrue();
-    assertThat(store().list(k)).containsExactly("b", "c");
-    assertThat(store().removeFromList(k, "a")).isFalse();
-    assertThat(store().removeFromList(key("missing"), "a")).isFalse();
-    assertThat(store().removeFromList(k, "b")).isTrue();
-    assertThat(store().removeFromList(k, "c")).isTrue();
-    assertThat(store().list(k)).isEmpty();
-    assertThat(store().addToList(k, "d")).isTrue();
-    assertThat(store().list(k)).containsExactly("d");
+    store().seedKeys().replaceList(k, List.of("a", "b", "a", "c"));
+    assertThat(store().seedKeys().removeFromList(k, "a")).isTrue();
+    assertThat(store().seedKeys().list(k)).containsExactly("b", "c");
+    assertThat(store().seedKeys().removeFromList(k, "a")).isFalse();
+    assertThat(store().seedKeys().removeFromList(key("missing"), "a")).isFalse();
+    assertThat(store().seedKeys().removeFromList(k, "b")).isTrue();
+    assertThat(store().seedKeys().removeFromList(k, "c")).isTrue();
+    assertThat(store().seedKeys().list(k)).isEmpty();
+    assertThat(store().seedKeys().addToList(k, "d")).isTrue();
+    assertThat(store().seedKeys().list(k)).containsExactly("d");
   }
 
   @Test
   void replaceListReplacesInOrderAndEmptyDeletes() {
     String k = key("units");
-    store().replaceList(k, List.of("x", "y"));
-    store().replaceList(k, List.of("u1", "u2", "u3"));
-    assertThat(peer().list(k)).containsExactly("u1", "u2", "u3");
-    store().replaceList(k, List.of());
-    assertThat(store().list(k)).isEmpty();
+    store().seedKeys().replaceList(k, List.of("x", "y"));
+    store().seedKeys().replaceList(k, List.of("u1", "u2", "u3"));
+    assertThat(peer().seedKeys().list(k)).containsExactly("u1", "u2", "u3");
+    store().seedKeys().replaceList(k, List.of());
+    assertThat(store().seedKeys().list(k)).isEmpty();
   }
 
   @Test
   void replaceListHandlesLargeLists() {
     String k = key("big");
     List<String> values = IntStream.range(0, 10_000).mapToObj(i -> "unit-" + i).collect(Collectors.toList());
-    store().replaceList(k, values);
-    assertThat(store().list(k)).isEqualTo(values);
+    store().seedKeys().replaceList(k, values);
+    assertThat(store().seedKeys().list(k)).isEqualTo(values);
   }
 
   @Test
   void missingHashIsEmpty() {
-    assertThat(store().hash(key("nothing"))).isEmpty();
+    assertThat(store().seedKeys().hash(key("nothing"))).isEmpty();
   }
 
   @Test
   void usingAListAsAHashFails() {
     String k = key("list");
-    store().replaceList(k, List.of("a"));
-    assertThatThrownBy(() -> store().hash(k)).isInstanceOf(IllegalStateException.class);
-    Lease lease = store().tryAcquire(Store.tableLeaseName(k, "g"), "d1", Duration.ofSeconds(30)).orElseThrow();
-    assertThatThrownBy(() -> store().publish(lease, k, "g", Map.of("m", "u")))
+    store().seedKeys().replaceList(k, List.of("a"));
+    assertThatThrownBy(() -> store().seedKeys().hash(k)).isInstanceOf(IllegalStateException.class);
+    Lease lease = store().leadership().tryAcquire(Tables.leaseName(k, "g"), "d1", Duration.ofSeconds(30)).orElseThrow();
+    assertThatThrownBy(() -> store().tables().publish(lease, k, "g", Map.of("m", "u")))
         .isInstanceOf(IllegalStateException.class);
-    assertThat(store().list(k)).containsExactly("a");
-    assertThat(store().epoch(k)).isZero();
+    assertThat(store().seedKeys().list(k)).containsExactly("a");
+    assertThat(store().tables().epoch(k)).isZero();
   }
 
   // ---------------------------------------------------------------- clock
 
   @Test
   void timeMillisIsTheStoreClockAndAdvances() {
-    long t0 = store().timeMillis();
+    long t0 = store().clock().timeMillis();
     assertThat(t0).isCloseTo(System.currentTimeMillis(), org.assertj.core.data.Offset.offset(86_400_000L));
-    waiting().until(() -> store().timeMillis() >= t0 + 20);
-    long a = store().timeMillis();
-    long b = store().timeMillis();
+    waiting().until(() -> store().clock().timeMillis() >= t0 + 20);
+    long a = store().clock().timeMillis();
+    long b = store().clock().timeMillis();
     assertThat(b).isGreaterThanOrEqualTo(a);
   }
 
@@ -163,23 +164,23 @@ public abstract class StoreContractTest {
   @Test
   void leaseIsExclusive() {
     String name = key("leader");
-    Lease lease = store().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    Lease lease = store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
     assertThat(lease.name()).isEqualTo(name);
     assertThat(lease.holder()).isEqualTo("d1");
-    assertThat(peer().tryAcquire(name, "d2", Duration.ofSeconds(30))).isEmpty();
-    assertThat(store().tryAcquire(name, "d1", Duration.ofSeconds(30))).as("not re-entrant").isEmpty();
-    assertThat(peer().currentLeader(name)).contains(lease);
-    assertThat(store().currentLeader(key("other"))).isEmpty();
+    assertThat(peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(30))).isEmpty();
+    assertThat(store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30))).as("not re-entrant").isEmpty();
+    assertThat(peer().leadership().current(name)).contains(lease);
+    assertThat(store().leadership().current(key("other"))).isEmpty();
   }
 
   @Test
   void concurrentAcquisitionHasOneWinner() throws Exception {
     String name = key("contended");
     List<Optional<Lease>> results =
-        race(16, i -> () -> (i % 2 == 0 ? store() : peer()).tryAcquire(name, "d" + i, Duration.ofSeconds(30)));
+        race(16, i -> () -> (i % 2 == 0 ? store() : peer()).leadership().tryAcquire(name, "d" + i, Duration.ofSeconds(30)));
     List<Lease> winners = results.stream().flatMap(Optional::stream).collect(Collectors.toList());
     assertThat(winners).hasSize(1);
-    assertThat(store().currentLeader(name)).contains(winners.get(0));
+    assertThat(store().leadership().current(name)).contains(winners.get(0));
   }
 
   @Test
@@ -187,126 +188,127 @@ public abstract class StoreContractTest {
     String name = key("leader");
     long last = Long.MIN_VALUE;
     for (int i = 0; i < 5; i++) {
-      Lease lease = store().tryAcquire(name, i % 2 == 0 ? "d1" : "d2", Duration.ofSeconds(30)).orElseThrow();
+      Lease lease = store().leadership().tryAcquire(name, i % 2 == 0 ? "d1" : "d2", Duration.ofSeconds(30)).orElseThrow();
       assertThat(lease.token()).isGreaterThan(last);
       last = lease.token();
-      store().release(lease);
+      store().leadership().release(lease);
     }
-    Lease viaPeer = peer().tryAcquire(name, "d3", Duration.ofSeconds(30)).orElseThrow();
+    Lease viaPeer = peer().leadership().tryAcquire(name, "d3", Duration.ofSeconds(30)).orElseThrow();
     assertThat(viaPeer.token()).isGreaterThan(last);
   }
 
   @Test
   void leaseExpiresByStoreTimeAndTheNextTokenIsGreater() {
     String name = key("leader");
-    Lease first = store().tryAcquire(name, "d1", Duration.ofMillis(150)).orElseThrow();
-    waiting().until(() -> store().currentLeader(name).isEmpty());
-    Lease second = peer().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
+    Lease first = store().leadership().tryAcquire(name, "d1", Duration.ofMillis(150)).orElseThrow();
+    waiting().until(() -> store().leadership().current(name).isEmpty());
+    Lease second = peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
     assertThat(second.token()).isGreaterThan(first.token());
   }
 
   @Test
   void renewExtendsTheLease() {
     String name = key("leader");
-    Lease lease = store().tryAcquire(name, "d1", Duration.ofMillis(300)).orElseThrow();
-    assertThat(store().renew(lease, Duration.ofSeconds(30))).isTrue();
+    Lease lease = store().leadership().tryAcquire(name, "d1", Duration.ofMillis(300)).orElseThrow();
+    assertThat(store().leadership().renew(lease, Duration.ofSeconds(30))).isTrue();
     // held well past the original 300 ms
     await().during(Duration.ofMillis(700)).atMost(PATIENCE).pollInterval(Duration.ofMillis(20))
-        .until(() -> store().currentLeader(name).equals(Optional.of(lease)));
-    assertThat(peer().tryAcquire(name, "d2", Duration.ofSeconds(1))).isEmpty();
+        .until(() -> store().leadership().current(name).equals(Optional.of(lease)));
+    assertThat(peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(1))).isEmpty();
   }
 
   @Test
   void renewFailsAfterExpiry() {
     String name = key("leader");
-    Lease lease = store().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
-    waiting().until(() -> store().currentLeader(name).isEmpty());
-    assertThat(store().renew(lease, Duration.ofSeconds(30))).isFalse();
-    assertThat(store().currentLeader(name)).as("a failed renew must not resurrect the lease").isEmpty();
+    Lease lease = store().leadership().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
+    waiting().until(() -> store().leadership().current(name).isEmpty());
+    assertThat(store().leadership().renew(lease, Duration.ofSeconds(30))).isFalse();
+    assertThat(store().leadership().current(name)).as("a failed renew must not resurrect the lease").isEmpty();
   }
 
   @Test
   void renewFailsAfterSomeoneElseAcquired() {
     String name = key("leader");
-    Lease old = store().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
-    waiting().until(() -> store().currentLeader(name).isEmpty());
-    Lease now = peer().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
-    assertThat(store().renew(old, Duration.ofSeconds(30))).isFalse();
-    assertThat(store().currentLeader(name)).contains(now);
+    Lease old = store().leadership().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
+    waiting().until(() -> store().leadership().current(name).isEmpty());
+    Lease now = peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
+    assertThat(store().leadership().renew(old, Duration.ofSeconds(30))).isFalse();
+    assertThat(store().leadership().current(name)).contains(now);
   }
 
   @Test
   void renewNeedsTheSameToken() {
     String name = key("leader");
-    Lease first = store().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
-    store().release(first);
-    Lease second = store().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
-    assertThat(store().renew(first, Duration.ofSeconds(30))).as("same holder, stale token").isFalse();
-    assertThat(store().renew(new Lease(name, "d2", second.token()), Duration.ofSeconds(30))).isFalse();
-    assertThat(store().renew(second, Duration.ofSeconds(30))).isTrue();
+    Lease first = store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store().leadership().release(first);
+    Lease second = store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    assertThat(store().leadership().renew(first, Duration.ofSeconds(30))).as("same holder, stale token").isFalse();
+    assertThat(store().leadership().renew(new Lease(name, "d2", second.token()), Duration.ofSeconds(30))).isFalse();
+    assertThat(store().leadership().renew(second, Duration.ofSeconds(30))).isTrue();
   }
 
   @Test
   void releaseIsCompareAndDelete() {
     String name = key("leader");
-    Lease old = store().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
-    waiting().until(() -> store().currentLeader(name).isEmpty());
-    Lease now = peer().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
-    store().release(old);
-    assertThat(store().currentLeader(name)).as("a stale release must not delete the new lease").contains(now);
-    store().release(new Lease(name, "d2", now.token() - 1));
-    assertThat(store().currentLeader(name)).contains(now);
-    peer().release(now);
-    assertThat(store().currentLeader(name)).isEmpty();
-    store().release(now); // idempotent
-    Lease next = store().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    Lease old = store().leadership().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
+    waiting().until(() -> store().leadership().current(name).isEmpty());
+    Lease now = peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
+    store().leadership().release(old);
+    assertThat(store().leadership().current(name)).as("a stale release must not delete the new lease").contains(now);
+    store().leadership().release(new Lease(name, "d2", now.token() - 1));
+    assertThat(store().leadership().current(name)).contains(now);
+    peer().leadership().release(now);
+    assertThat(store().leadership().current(name)).isEmpty();
+    store().leadership().release(now); // idempotent
+    Lease next = store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
     assertThat(next.token()).isGreaterThan(now.token());
   }
 
   @Test
   void ttlBelowOneMillisecondIsRejected() {
-    assertThatThrownBy(() -> store().tryAcquire(key("l"), "d1", Duration.ofNanos(10)))
+    assertThatThrownBy(() -> store().leadership().tryAcquire(key("l"), "d1", Duration.ofNanos(10)))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store().tryAcquire(key("l"), "d1", Duration.ZERO))
+    assertThatThrownBy(() -> store().leadership().tryAcquire(key("l"), "d1", Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class);
   }
 
   // ---------------------------------------------------------------- fenced publication
 
   private Lease tableLease(Store s, String hashKey, String group, String holder) {
-    return s.tryAcquire(Store.tableLeaseName(hashKey, group), holder, Duration.ofSeconds(30)).orElseThrow();
+    return s.leadership().tryAcquire(Tables.leaseName(hashKey, group), holder, Duration.ofSeconds(30)).orElseThrow();
   }
 
   @Test
   void tableLeaseNameJoinsHashKeyAndGroup() {
-    assertThat(Store.tableLeaseName("sys-matching-table", "g1")).isEqualTo("sys-matching-table:g1");
-    assertThatThrownBy(() -> Store.tableLeaseName("t", "a:b")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Store.tableLeaseName("t", "")).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> Store.tableLeaseName("", "g")).isInstanceOf(IllegalArgumentException.class);
+    assertThat(Tables.leaseName("sys-matching-table", "g1")).isEqualTo("sys-matching-table:g1");
+    assertThat(Tables.leaseName("app:table", "app:robots:list")).isEqualTo("app:table:app%3Arobots%3Alist");
+    assertThat(Tables.leaseName("t", "a%3Ab")).as("injective").isNotEqualTo(Tables.leaseName("t", "a:b"));
+    assertThatThrownBy(() -> Tables.leaseName("t", "")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Tables.leaseName("", "g")).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
   void publishWritesFieldsAndIncrementsTheEpoch() {
     String h = key("table");
-    assertThat(store().epoch(h)).isZero();
+    assertThat(store().tables().epoch(h)).isZero();
     Lease lease = tableLease(store(), h, "g1", "d1");
-    assertThat(store().publish(lease, h, "g1", Map.of("m1:1", "u1,u2", "m2:1", "u3"))).isEqualTo(1);
-    assertThat(peer().hash(h)).isEqualTo(Map.of("m1:1", "u1,u2", "m2:1", "u3"));
-    assertThat(store().publish(lease, h, "g1", Map.of("m1:1", "u1,u2", "m2:1", "u3"))).isEqualTo(2);
-    assertThat(peer().epoch(h)).isEqualTo(2);
-    assertThat(store().epoch(key("other"))).isZero();
+    assertThat(store().tables().publish(lease, h, "g1", Map.of("m1:1", "u1,u2", "m2:1", "u3"))).isEqualTo(1);
+    assertThat(peer().seedKeys().hash(h)).isEqualTo(Map.of("m1:1", "u1,u2", "m2:1", "u3"));
+    assertThat(store().tables().publish(lease, h, "g1", Map.of("m1:1", "u1,u2", "m2:1", "u3"))).isEqualTo(2);
+    assertThat(peer().tables().epoch(h)).isEqualTo(2);
+    assertThat(store().tables().epoch(key("other"))).isZero();
   }
 
   @Test
   void publishRemovesTheGroupsStaleFields() {
     String h = key("table");
     Lease lease = tableLease(store(), h, "g1", "d1");
-    store().publish(lease, h, "g1", Map.of("m1", "u1", "m2", "u2", "m3", "u3"));
-    store().publish(lease, h, "g1", Map.of("m1", "u1,u2", "m4", "u3"));
-    assertThat(store().hash(h)).isEqualTo(Map.of("m1", "u1,u2", "m4", "u3"));
-    store().publish(lease, h, "g1", Map.of());
-    assertThat(store().hash(h)).isEmpty();
-    assertThat(store().epoch(h)).isEqualTo(3);
+    store().tables().publish(lease, h, "g1", Map.of("m1", "u1", "m2", "u2", "m3", "u3"));
+    store().tables().publish(lease, h, "g1", Map.of("m1", "u1,u2", "m4", "u3"));
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("m1", "u1,u2", "m4", "u3"));
+    store().tables().publish(lease, h, "g1", Map.of());
+    assertThat(store().seedKeys().hash(h)).isEmpty();
+    assertThat(store().tables().epoch(h)).isEqualTo(3);
   }
 
   @Test
@@ -314,60 +316,60 @@ public abstract class StoreContractTest {
     String h = key("table");
     Lease g1 = tableLease(store(), h, "g1", "d1");
     Lease g2 = tableLease(peer(), h, "g2", "d2");
-    store().publish(g1, h, "g1", Map.of("a1", "u1", "a2", "u2"));
-    peer().publish(g2, h, "g2", Map.of("b1", "u3"));
-    store().publish(g1, h, "g1", Map.of());
-    assertThat(store().hash(h)).isEqualTo(Map.of("b1", "u3"));
+    store().tables().publish(g1, h, "g1", Map.of("a1", "u1", "a2", "u2"));
+    peer().tables().publish(g2, h, "g2", Map.of("b1", "u3"));
+    store().tables().publish(g1, h, "g1", Map.of());
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("b1", "u3"));
 
     // a member moving from g2 to g1: the last writer owns the field; g2 dropping it later must not delete it
-    store().publish(g1, h, "g1", Map.of("b1", "u3,u4"));
-    peer().publish(g2, h, "g2", Map.of("b2", "u5"));
-    assertThat(store().hash(h)).isEqualTo(Map.of("b1", "u3,u4", "b2", "u5"));
-    assertThat(store().epoch(h)).isEqualTo(5);
+    store().tables().publish(g1, h, "g1", Map.of("b1", "u3,u4"));
+    peer().tables().publish(g2, h, "g2", Map.of("b2", "u5"));
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("b1", "u3,u4", "b2", "u5"));
+    assertThat(store().tables().epoch(h)).isEqualTo(5);
   }
 
   @Test
   void publishWithAStaleLeaseIsFencedAndChangesNothing() {
     String h = key("table");
-    String name = Store.tableLeaseName(h, "g1");
-    Lease old = store().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
-    store().publish(old, h, "g1", Map.of("m1", "u1"));
-    waiting().until(() -> store().currentLeader(name).isEmpty());
+    String name = Tables.leaseName(h, "g1");
+    Lease old = store().leadership().tryAcquire(name, "d1", Duration.ofMillis(100)).orElseThrow();
+    store().tables().publish(old, h, "g1", Map.of("m1", "u1"));
+    waiting().until(() -> store().leadership().current(name).isEmpty());
 
-    assertThatThrownBy(() -> store().publish(old, h, "g1", Map.of("m1", "u2")))
+    assertThatThrownBy(() -> store().tables().publish(old, h, "g1", Map.of("m1", "u2")))
         .as("expired, nobody holds it")
         .isInstanceOf(FencedException.class)
         .hasMessageContaining("d1");
 
-    Lease now = peer().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
-    assertThatThrownBy(() -> store().publish(old, h, "g1", Map.of("m9", "u9")))
+    Lease now = peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
+    assertThatThrownBy(() -> store().tables().publish(old, h, "g1", Map.of("m9", "u9")))
         .isInstanceOfSatisfying(FencedException.class, e -> {
           assertThat(e.lease()).isEqualTo(old);
           assertThat(e.current()).contains(now);
           assertThat(e.getMessage()).contains("d1").contains("d2");
         });
-    assertThatThrownBy(() -> store().publish(new Lease(name, "d1", now.token()), h, "g1", Map.of("m9", "u9")))
+    assertThatThrownBy(() -> store().tables().publish(new Lease(name, "d1", now.token()), h, "g1", Map.of("m9", "u9")))
         .as("right token, wrong holder").isInstanceOf(FencedException.class);
-    assertThat(store().hash(h)).isEqualTo(Map.of("m1", "u1"));
-    assertThat(store().epoch(h)).isEqualTo(1);
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("m1", "u1"));
+    assertThat(store().tables().epoch(h)).isEqualTo(1);
 
-    assertThat(peer().publish(now, h, "g1", Map.of("m2", "u1"))).isEqualTo(2);
-    peer().release(now);
-    assertThatThrownBy(() -> peer().publish(now, h, "g1", Map.of("m3", "u1")))
+    assertThat(peer().tables().publish(now, h, "g1", Map.of("m2", "u1"))).isEqualTo(2);
+    peer().leadership().release(now);
+    assertThatThrownBy(() -> peer().tables().publish(now, h, "g1", Map.of("m3", "u1")))
         .as("released").isInstanceOf(FencedException.class);
-    assertThat(store().hash(h)).isEqualTo(Map.of("m2", "u1"));
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("m2", "u1"));
   }
 
   @Test
   void publishNeedsTheGroupsOwnLease() {
     String h = key("table");
     Lease g1 = tableLease(store(), h, "g1", "d1");
-    assertThatThrownBy(() -> store().publish(g1, h, "g2", Map.of("m", "u")))
+    assertThatThrownBy(() -> store().tables().publish(g1, h, "g2", Map.of("m", "u")))
         .isInstanceOf(IllegalArgumentException.class);
-    Lease plain = store().tryAcquire(key("leader"), "d1", Duration.ofSeconds(30)).orElseThrow();
-    assertThatThrownBy(() -> store().publish(plain, h, "g1", Map.of("m", "u")))
+    Lease plain = store().leadership().tryAcquire(key("leader"), "d1", Duration.ofSeconds(30)).orElseThrow();
+    assertThatThrownBy(() -> store().tables().publish(plain, h, "g1", Map.of("m", "u")))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(store().epoch(h)).isZero();
+    assertThat(store().tables().epoch(h)).isZero();
   }
 
   @Test
@@ -378,10 +380,10 @@ public abstract class StoreContractTest {
     for (int i = 0; i < 3001; i++) {
       many.put("10.0." + (i / 250) + "." + (i % 250) + ":8080", "u" + i);
     }
-    store().publish(lease, h, "g1", many);
-    assertThat(store().hash(h)).isEqualTo(many);
-    store().publish(lease, h, "g1", Map.of("m", "u"));
-    assertThat(store().hash(h)).isEqualTo(Map.of("m", "u"));
+    store().tables().publish(lease, h, "g1", many);
+    assertThat(store().seedKeys().hash(h)).isEqualTo(many);
+    store().tables().publish(lease, h, "g1", Map.of("m", "u"));
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("m", "u"));
   }
 
   // ---------------------------------------------------------------- hashField
@@ -389,15 +391,32 @@ public abstract class StoreContractTest {
   @Test
   void hashFieldReadsOneField() {
     String h = key("table");
-    assertThat(store().hashField(h, "m1")).as("missing hash").isNull();
+    assertThat(store().seedKeys().hashField(h, "m1")).as("missing hash").isNull();
     Lease lease = tableLease(store(), h, "g1", "d1");
-    store().publish(lease, h, "g1", Map.of("m1", "u1,u2", "m2", ""));
-    assertThat(peer().hashField(h, "m1")).isEqualTo("u1,u2");
-    assertThat(store().hashField(h, "m2")).as("empty value is not missing").isEqualTo("");
-    assertThat(store().hashField(h, "m3")).as("missing field").isNull();
+    store().tables().publish(lease, h, "g1", Map.of("m1", "u1,u2", "m2", ""));
+    assertThat(peer().seedKeys().hashField(h, "m1")).isEqualTo("u1,u2");
+    assertThat(store().seedKeys().hashField(h, "m2")).as("empty value is not missing").isEqualTo("");
+    assertThat(store().seedKeys().hashField(h, "m3")).as("missing field").isNull();
     String list = key("list");
-    store().replaceList(list, List.of("a"));
-    assertThatThrownBy(() -> store().hashField(list, "a")).isInstanceOf(IllegalStateException.class);
+    store().seedKeys().replaceList(list, List.of("a"));
+    assertThatThrownBy(() -> store().seedKeys().hashField(list, "a")).isInstanceOf(IllegalStateException.class);
+  }
+
+  // ---------------------------------------------------------------- tables: reads
+
+  @Test
+  void tablesReadTheWholeTableAndOneMember() {
+    String h = key("table");
+    assertThat(store().tables().read(h)).as("never published").isEmpty();
+    assertThat(store().tables().read(h, "m1")).isEmpty();
+    Lease lease = tableLease(store(), h, "g1", "d1");
+    store().tables().publish(lease, h, "g1", Map.of("m1", "u1,u2", "m2", ""));
+    assertThat(peer().tables().read(h)).isEqualTo(Map.of("m1", "u1,u2", "m2", ""));
+    assertThat(peer().tables().read(h, "m1")).contains("u1,u2");
+    assertThat(store().tables().read(h, "m2")).as("an empty field is not a missing one").contains("");
+    assertThat(store().tables().read(h, "m3")).isEmpty();
+    store().tables().publish(lease, h, "g1", Map.of("m2", "u1"));
+    assertThat(peer().tables().read(h)).isEqualTo(Map.of("m2", "u1"));
   }
 
   // ---------------------------------------------------------------- membership
@@ -407,25 +426,59 @@ public abstract class StoreContractTest {
 
   /**
    * Makes a live registration expire: renews it to 1 ms (deterministic: it is live now), then waits until the store
-   * reports it expired. An expired lease is never revived, so it stays expired.
+   * reports it expired by more than the store's clock margin (only then may its units be claimed or its id be
+   * registered again). An expired lease is never revived, so it stays expired.
    */
   protected void expireMember(String pool, String id, long session) {
-    assertThat(store().renewMember(pool, id, session, Duration.ofMillis(1))).as("renew %s to 1 ms", id).isTrue();
-    waiting().until(() -> !store().members(pool).get(id).liveAt(store().timeMillis()));
+    assertThat(store().membership(pool).renew(id, session, Duration.ofMillis(1))).as("renew %s to 1 ms", id).isTrue();
+    long margin = store().safety().clockMargin().toMillis();
+    waiting().until(() -> store().membership(pool).members().get(id).leaseUntilMillis() + margin
+        < store().clock().timeMillis());
+  }
+
+  @Test
+  void memberMetadataRoundTripsThroughRegisterAndUpdate() {
+    String pool = key("services");
+    MemberMeta meta = MemberMeta.of(3, 40).with(MemberMeta.VERSION, "1.2.3").with(MemberMeta.ZONE, "eu-1")
+        .with("label.team", "a b&c=d/é 😀");
+    long s = store().membership(pool).register("m1:1", meta, LONG_TTL);
+    MemberRecord r = peer().membership(pool).members().get("m1:1");
+    assertThat(r.meta()).isEqualTo(meta);
+    assertThat(r.meta().version()).isEqualTo("1.2.3");
+    assertThat(r.affinity()).isEqualTo(3);
+    assertThat(r.capacity()).isEqualTo(40);
+    MemberMeta next = meta.withAffinity(0).with(MemberMeta.ZONE, null).with(MemberMeta.VERSION, "2.0");
+    assertThat(store().membership(pool).update("m1:1", s, next)).isTrue();
+    assertThat(peer().membership(pool).members().get("m1:1").meta()).isEqualTo(next);
+    assertThat(peer().membership(pool).members().get("m1:1").meta().zone()).isNull();
+    assertThat(store().membership(pool).update("m1:1", s + 1000, meta)).as("not the current session").isFalse();
+    assertThat(peer().membership(pool).members().get("m1:1").meta()).isEqualTo(next);
+  }
+
+  @Test
+  void defaultMetadataHasNoAttributes() {
+    String pool = key("services");
+    store().membership(pool).register("m1:1", MemberMeta.DEFAULT, LONG_TTL);
+    MemberRecord r = peer().membership(pool).members().get("m1:1");
+    assertThat(r.meta()).isEqualTo(MemberMeta.DEFAULT);
+    assertThat(r.capacity()).isEqualTo(Integer.MAX_VALUE);
   }
 
   @Test
   void registerListsTheMemberOnceAndSessionsIncrease() {
     String pool = key("services");
-    long s1 = store().register(pool, "m1:1", 1, 10, LONG_TTL);
-    long s2 = peer().register(pool, "m2:1", 2, Integer.MAX_VALUE, LONG_TTL);
-    long s3 = store().register(pool, "m1:1", 3, 5, LONG_TTL);
+    long s1 = store().membership(pool).register("m1:1", MemberMeta.of(1, 10), LONG_TTL);
+    long s2 = peer().membership(pool).register("m2:1", MemberMeta.of(2, Integer.MAX_VALUE), LONG_TTL);
+    assertThatThrownBy(() -> store().membership(pool).register("m1:1", MemberMeta.of(3, 5), LONG_TTL))
+        .as("m1:1 is live under s1").isInstanceOf(MemberConflictException.class).hasMessageContaining("'m1:1'");
+    expireMember(pool, "m1:1", s1);
+    long s3 = store().membership(pool).register("m1:1", MemberMeta.of(3, 5), LONG_TTL);
     assertThat(s2).isGreaterThan(s1);
     assertThat(s3).isGreaterThan(s2);
-    assertThat(store().list(pool)).containsExactly("m2:1", "m1:1");
+    assertThat(store().seedKeys().list(pool)).containsExactly("m2:1", "m1:1");
 
-    long now = store().timeMillis();
-    Map<String, MemberRecord> members = peer().members(pool);
+    long now = store().clock().timeMillis();
+    Map<String, MemberRecord> members = peer().membership(pool).members();
     assertThat(members).containsOnlyKeys("m1:1", "m2:1");
     MemberRecord m1 = members.get("m1:1");
     assertThat(m1).extracting(MemberRecord::id, MemberRecord::affinity, MemberRecord::capacity, MemberRecord::session)
@@ -437,97 +490,197 @@ public abstract class StoreContractTest {
         now + LONG_TTL.toMillis() + 1); // + 1: a store may round the expiry up to its next millisecond
 
     // a member that pushed itself into the list (the seed layout) is not listed twice
-    assertThat(store().addToList(pool, "m3:1")).isTrue();
-    long s4 = store().register(pool, "m3:1", 1, 1, LONG_TTL);
+    assertThat(store().seedKeys().addToList(pool, "m3:1")).isTrue();
+    long s4 = store().membership(pool).register("m3:1", MemberMeta.of(1, 1), LONG_TTL);
     assertThat(s4).isGreaterThan(s3);
-    assertThat(store().list(pool)).containsExactly("m3:1", "m2:1", "m1:1");
-    assertThat(store().members(key("other-pool"))).isEmpty();
+    assertThat(store().seedKeys().list(pool)).containsExactly("m3:1", "m2:1", "m1:1");
+    assertThat(store().membership(key("other-pool")).members()).isEmpty();
   }
 
   @Test
-  void reRegisteringSupersedesTheOldSession() {
+  void reRegisteringALiveIdFailsAndAnExpiredOneIsSuperseded() {
     String pool = key("services");
-    long old = store().register(pool, "m1", 1, 10, LONG_TTL);
-    long t1 = store().claim(pool, "u1", "m1", old).orElseThrow();
-    long s2 = peer().register(pool, "m2", 1, 10, LONG_TTL);
-    assertThat(peer().claim(pool, "u1", "m2", s2)).as("owned by a live session").isEmpty();
+    long old = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long t1 = store().ownership(pool).claim("u1", "m1", old).orElseThrow();
+    long s2 = peer().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+    assertThat(peer().ownership(pool).claim("u1", "m2", s2)).as("owned by a live session").isEmpty();
 
-    long current = store().register(pool, "m1", 1, 10, LONG_TTL);
+    // a second process advertising the same id: refused, and the live session keeps its unit
+    MemberConflictException conflict = catchThrowableOfType(MemberConflictException.class,
+        () -> peer().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL));
+    assertThat(conflict).isNotNull();
+    assertThat(conflict.id()).isEqualTo("m1");
+    assertThat(conflict.liveUntilMillis()).isGreaterThan(store().clock().timeMillis());
+    assertThat(store().membership(pool).members().get("m1").session()).isEqualTo(old);
+    assertThat(store().ownership(pool).validToken("u1", "m1", old, t1)).isTrue();
+    assertThat(store().membership(pool).renew("m1", old, LONG_TTL)).isTrue();
+
+    expireMember(pool, "m1", old);
+    long current = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
     assertThat(current).isGreaterThan(old);
-    assertThat(store().renewMember(pool, "m1", old, LONG_TTL)).isFalse();
-    assertThat(store().updateMember(pool, "m1", old, 2, 2)).isFalse();
-    assertThat(store().claim(pool, "u2", "m1", old)).isEmpty();
-    assertThat(store().validToken(pool, "u1", t1)).isFalse();
+    assertThat(store().membership(pool).renew("m1", old, LONG_TTL)).isFalse();
+    assertThat(store().membership(pool).update("m1", old, MemberMeta.of(2, 2))).isFalse();
+    assertThat(store().ownership(pool).claim("u2", "m1", old)).isEmpty();
+    assertThat(store().ownership(pool).validToken("u1", "m1", old, t1)).isFalse();
 
-    long t2 = peer().claim(pool, "u1", "m2", s2).orElseThrow();
+    long t2 = peer().ownership(pool).claim("u1", "m2", s2).orElseThrow();
     assertThat(t2).isGreaterThan(t1);
-    assertThat(store().owners(pool)).isEqualTo(Map.of("u1", new Ownership("u1", "m2", s2, t2)));
-    assertThat(store().claim(pool, "u1", "m1", current)).as("now owned by m2").isEmpty();
+    assertThat(store().ownership(pool).owners()).isEqualTo(Map.of("u1", new UnitOwner("u1", "m2", s2, t2)));
+    assertThat(store().ownership(pool).claim("u1", "m1", current)).as("now owned by m2").isEmpty();
 
-    store().deregister(pool, "m1", old); // superseded: no effect
-    assertThat(store().list(pool)).containsExactly("m2", "m1");
-    assertThat(store().members(pool).get("m1").session()).isEqualTo(current);
-    assertThat(store().renewMember(pool, "m1", current, LONG_TTL)).isTrue();
-    assertThat(store().members(pool).get("m1").affinity()).isEqualTo(1);
+    store().membership(pool).deregister("m1", old); // superseded: no effect
+    assertThat(store().seedKeys().list(pool)).containsExactly("m2", "m1");
+    assertThat(store().membership(pool).members().get("m1").session()).isEqualTo(current);
+    assertThat(store().membership(pool).renew("m1", current, LONG_TTL)).isTrue();
+    assertThat(store().membership(pool).members().get("m1").affinity()).isEqualTo(1);
+  }
+
+  @Test
+  void tokensAndSessionsAreNeverBelowTheStoreTimeInMicroseconds() {
+    String pool = key("services");
+    long before = store().clock().timeMillis() * 1000L;
+    long s = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long t = store().ownership(pool).claim("u", "m1", s).orElseThrow();
+    long lease = store().leadership().tryAcquire(key("lease"), "h", LONG_TTL).orElseThrow().token();
+    assertThat(s).isGreaterThan(before);
+    assertThat(t).isGreaterThan(s);
+    assertThat(lease).isGreaterThan(before);
+  }
+
+  @Test
+  void aClaimWaitsForTheOwnersLeaseToBeOverByTheClockMargin() {
+    String pool = key("services");
+    long margin = store().safety().clockMargin().toMillis();
+    long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long s2 = peer().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+    long t1 = store().ownership(pool).claim("u", "m1", s1).orElseThrow();
+    assertThat(store().membership(pool).renew("m1", s1, Duration.ofMillis(1))).isTrue();
+    long until = store().membership(pool).members().get("m1").leaseUntilMillis();
+    long[] grantedAt = new long[1];
+    waiting().until(() -> {
+      OptionalLong got = peer().ownership(pool).claim("u", "m2", s2);
+      grantedAt[0] = store().clock().timeMillis();
+      return got.isPresent();
+    });
+    assertThat(grantedAt[0]).as("granted at store time, lease until %d, margin %d ms", until, margin)
+        .isGreaterThanOrEqualTo(until + margin - 1); // - 1: a store may round its clock and expiries apart
+    assertThat(store().ownership(pool).owners().get("u").token()).isGreaterThan(t1);
+  }
+
+  @Test
+  void removeIfExpiredNeverDropsALiveMember() {
+    String pool = key("services");
+    long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long s2 = store().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+    assertThat(peer().membership(pool).removeIfExpired("m1", s1)).as("live").isFalse();
+    assertThat(peer().membership(pool).removeIfExpired("m2", s1)).as("not its session").isFalse();
+    expireMember(pool, "m1", s1);
+    assertThat(peer().membership(pool).removeIfExpired("m1", s1 + 1)).as("not its session").isFalse();
+    assertThat(peer().membership(pool).removeIfExpired("m1", s1)).isTrue();
+    assertThat(store().membership(pool).members()).containsOnlyKeys("m2");
+    assertThat(store().seedKeys().list(pool)).containsExactly("m2");
+    assertThat(peer().membership(pool).removeIfExpired("m1", s1)).as("gone already").isFalse();
+    assertThat(store().membership(pool).renew("m2", s2, LONG_TTL)).isTrue();
+  }
+
+  @Test
+  void aReleaseWithAHoldIsListedUntilTheHoldEnds() {
+    String pool = key("services");
+    long s = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long t1 = store().ownership(pool).claim("u1", "m1", s).orElseThrow();
+    long t2 = store().ownership(pool).claim("u2", "m1", s).orElseThrow();
+    assertThat(store().ownership(pool).holds()).isEmpty();
+    long before = store().clock().timeMillis();
+    assertThat(store().ownership(pool).release("u1", "m1", t1, Duration.ofMillis(400))).isTrue();
+    assertThat(store().ownership(pool).release("u2", "m1", t2 + 1, Duration.ofSeconds(30))).as("stale").isFalse();
+    assertThat(store().ownership(pool).release("u2", "m1", t2, Duration.ZERO)).isTrue();
+    Map<String, UnitHold> holds = peer().ownership(pool).holds();
+    assertThat(holds).containsOnlyKeys("u1");
+    assertThat(holds.get("u1").member()).isEqualTo("m1");
+    assertThat(holds.get("u1").untilMillis()).isBetween(before + 400, store().clock().timeMillis() + 400);
+    assertThat(store().ownership(pool).owners()).isEmpty();
+    waiting().until(() -> peer().ownership(pool).holds().isEmpty());
+    assertThatThrownBy(() -> store().ownership(pool).release("u1", "m1", t1, Duration.ofMillis(-1)))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void ownersOfReadsJustTheUnitsAsked() {
+    String pool = key("services");
+    long s = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long t1 = store().ownership(pool).claim("u1", "m1", s).orElseThrow();
+    store().ownership(pool).claim("u2", "m1", s).orElseThrow();
+    assertThat(peer().ownership(pool).ownersOf(List.of("u1", "nobody")))
+        .isEqualTo(Map.of("u1", new UnitOwner("u1", "m1", s, t1)));
+    assertThat(peer().ownership(pool).ownersOf(List.of())).isEmpty();
+  }
+
+  @Test
+  void safetySettingsAreReported() {
+    Safety safety = store().safety();
+    assertThat(safety.lostStateGuard()).isPositive();
+    assertThat(safety.clockMargin()).isPositive();
+    assertThat(safety.findings()).isNotNull();
   }
 
   @Test
   void claimAllClaimsEachUnitLikeClaim() {
     String pool = key("services");
-    long s1 = store().register(pool, "m1", 1, 10, LONG_TTL);
-    long s2 = peer().register(pool, "m2", 1, 10, LONG_TTL);
-    long t1 = peer().claim(pool, "u1", "m2", s2).orElseThrow();
-    long mine = store().claim(pool, "u3", "m1", s1).orElseThrow();
+    long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long s2 = peer().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+    long t1 = peer().ownership(pool).claim("u1", "m2", s2).orElseThrow();
+    long mine = store().ownership(pool).claim("u3", "m1", s1).orElseThrow();
 
-    Map<String, Long> got = store().claimAll(pool, java.util.List.of("u1", "u2", "u3", "u4"), "m1", s1);
+    Map<String, Long> got = store().ownership(pool).claimAll(java.util.List.of("u1", "u2", "u3", "u4"), "m1", s1);
     assertThat(got.keySet()).as("u1 is owned by a live session").containsExactlyInAnyOrder("u2", "u3", "u4");
     assertThat(got.get("u3")).as("a repeated claim returns the token held").isEqualTo(mine);
     assertThat(got.get("u2")).isGreaterThan(t1).isNotEqualTo(got.get("u4"));
-    assertThat(store().owners(pool).get("u2")).isEqualTo(new Ownership("u2", "m1", s1, got.get("u2")));
-    assertThat(store().owners(pool).get("u1").member()).isEqualTo("m2");
-    assertThat(store().claimAll(pool, java.util.List.of(), "m1", s1)).isEmpty();
+    assertThat(store().ownership(pool).owners().get("u2")).isEqualTo(new UnitOwner("u2", "m1", s1, got.get("u2")));
+    assertThat(store().ownership(pool).owners().get("u1").member()).isEqualTo("m2");
+    assertThat(store().ownership(pool).claimAll(java.util.List.of(), "m1", s1)).isEmpty();
 
-    long s1b = store().register(pool, "m1", 1, 10, LONG_TTL); // supersedes s1
-    assertThat(store().claimAll(pool, java.util.List.of("u5"), "m1", s1)).as("stale session").isEmpty();
-    assertThat(store().claimAll(pool, java.util.List.of("u2", "u5"), "m1", s1b))
+    expireMember(pool, "m1", s1);
+    long s1b = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL); // supersedes s1
+    assertThat(store().ownership(pool).claimAll(java.util.List.of("u5"), "m1", s1)).as("stale session").isEmpty();
+    assertThat(store().ownership(pool).claimAll(java.util.List.of("u2", "u5"), "m1", s1b))
         .as("the old session's units are claimable by the new one").containsOnlyKeys("u2", "u5");
   }
 
   @Test
   void renewExtendsButNeverRevivesAnExpiredLease() {
     String pool = key("services");
-    long s = store().register(pool, "m1", 1, 10, LONG_TTL);
-    long until0 = store().members(pool).get("m1").leaseUntilMillis();
-    assertThat(peer().renewMember(pool, "m1", s, LONG_TTL.multipliedBy(2))).isTrue();
-    assertThat(store().members(pool).get("m1").leaseUntilMillis()).isGreaterThan(until0);
-    assertThat(store().renewMember(pool, "m1", s + 1_000_000, LONG_TTL)).as("unknown session").isFalse();
-    assertThat(store().renewMember(pool, "nobody", s, LONG_TTL)).isFalse();
+    long s = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long until0 = store().membership(pool).members().get("m1").leaseUntilMillis();
+    assertThat(peer().membership(pool).renew("m1", s, LONG_TTL.multipliedBy(2))).isTrue();
+    assertThat(store().membership(pool).members().get("m1").leaseUntilMillis()).isGreaterThan(until0);
+    assertThat(store().membership(pool).renew("m1", s + 1_000_000, LONG_TTL)).as("unknown session").isFalse();
+    assertThat(store().membership(pool).renew("nobody", s, LONG_TTL)).isFalse();
 
     expireMember(pool, "m1", s);
-    MemberRecord expired = store().members(pool).get("m1");
-    assertThat(store().renewMember(pool, "m1", s, LONG_TTL)).isFalse();
-    assertThat(peer().renewMember(pool, "m1", s, LONG_TTL)).isFalse();
-    assertThat(store().updateMember(pool, "m1", s, 5, 5)).isFalse();
-    assertThat(store().claim(pool, "u1", "m1", s)).isEmpty();
-    assertThat(store().members(pool).get("m1")).as("not revived, not changed").isEqualTo(expired);
-    assertThat(store().list(pool)).as("expiry does not unlist").containsExactly("m1");
+    MemberRecord expired = store().membership(pool).members().get("m1");
+    assertThat(store().membership(pool).renew("m1", s, LONG_TTL)).isFalse();
+    assertThat(peer().membership(pool).renew("m1", s, LONG_TTL)).isFalse();
+    assertThat(store().membership(pool).update("m1", s, MemberMeta.of(5, 5))).isFalse();
+    assertThat(store().ownership(pool).claim("u1", "m1", s)).isEmpty();
+    assertThat(store().membership(pool).members().get("m1")).as("not revived, not changed").isEqualTo(expired);
+    assertThat(store().seedKeys().list(pool)).as("expiry does not unlist").containsExactly("m1");
 
-    long again = store().register(pool, "m1", 1, 10, LONG_TTL);
+    long again = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
     assertThat(again).isGreaterThan(s);
-    assertThat(store().renewMember(pool, "m1", again, LONG_TTL)).isTrue();
-    assertThat(store().claim(pool, "u1", "m1", again)).isPresent();
+    assertThat(store().membership(pool).renew("m1", again, LONG_TTL)).isTrue();
+    assertThat(store().ownership(pool).claim("u1", "m1", again)).isPresent();
   }
 
   @Test
   void membersShowsExpiredRecordsWithALeaseInThePast() {
     String pool = key("services");
-    long t0 = store().timeMillis();
-    long s1 = store().register(pool, "m1", 2, 7, LONG_TTL);
-    long s2 = peer().register(pool, "m2", 1, Integer.MAX_VALUE, LONG_TTL);
+    long t0 = store().clock().timeMillis();
+    long s1 = store().membership(pool).register("m1", MemberMeta.of(2, 7), LONG_TTL);
+    long s2 = peer().membership(pool).register("m2", MemberMeta.of(1, Integer.MAX_VALUE), LONG_TTL);
     expireMember(pool, "m1", s1);
 
-    Map<String, MemberRecord> members = peer().members(pool);
-    long now = store().timeMillis();
+    Map<String, MemberRecord> members = peer().membership(pool).members();
+    long now = store().clock().timeMillis();
     assertThat(members).containsOnlyKeys("m1", "m2");
     MemberRecord m1 = members.get("m1");
     assertThat(m1).extracting(MemberRecord::affinity, MemberRecord::capacity, MemberRecord::session)
@@ -538,30 +691,30 @@ public abstract class StoreContractTest {
     assertThat(m2.session()).isEqualTo(s2);
     assertThat(m2.liveAt(now)).isTrue();
     assertThat(m2.leaseUntilMillis()).isGreaterThan(now + LONG_TTL.toMillis() - PATIENCE.toMillis());
-    assertThat(store().list(pool)).containsExactlyInAnyOrder("m1", "m2");
+    assertThat(store().seedKeys().list(pool)).containsExactlyInAnyOrder("m1", "m2");
   }
 
   @Test
   void updateMemberChangesWeightsKeepsTheLeaseAndNotifies() throws Exception {
     String pool = key("services");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    try (Subscription ignored = peer().subscribe(Store.membersChannel(pool), got::add)) {
-      long s = store().register(pool, "m1", 1, 10, LONG_TTL);
+    try (Subscription ignored = peer().notifications().subscribe(Topic.members(pool), got::add)) {
+      long s = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("m1");
-      MemberRecord before = store().members(pool).get("m1");
+      MemberRecord before = store().membership(pool).members().get("m1");
 
-      assertThat(store().updateMember(pool, "m1", s, 0, 3)).isTrue();
+      assertThat(store().membership(pool).update("m1", s, MemberMeta.of(0, 3))).isTrue();
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("m1");
-      assertThat(peer().members(pool).get("m1")).isEqualTo(new MemberRecord("m1", 0, 3, s,
+      assertThat(peer().membership(pool).members().get("m1")).isEqualTo(new MemberRecord("m1", MemberMeta.of(0, 3), s,
           before.leaseUntilMillis()));
 
-      assertThat(store().updateMember(pool, "m1", s + 1_000_000, 5, 5)).isFalse();
-      assertThat(store().updateMember(pool, "ghost", s, 5, 5)).isFalse();
-      assertThatThrownBy(() -> store().updateMember(pool, "m1", s, -1, 5))
+      assertThat(store().membership(pool).update("m1", s + 1_000_000, MemberMeta.of(5, 5))).isFalse();
+      assertThat(store().membership(pool).update("ghost", s, MemberMeta.of(5, 5))).isFalse();
+      assertThatThrownBy(() -> store().membership(pool).update("m1", s, MemberMeta.of(-1, 5)))
           .isInstanceOf(IllegalArgumentException.class);
-      assertThat(store().members(pool).get("m1").affinity()).isZero();
+      assertThat(store().membership(pool).members().get("m1").affinity()).isZero();
       // barrier: refused updates announced nothing, so the next message is m2's registration
-      store().register(pool, "m2", 1, 1, LONG_TTL);
+      store().membership(pool).register("m2", MemberMeta.of(1, 1), LONG_TTL);
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("m2");
     }
   }
@@ -570,34 +723,34 @@ public abstract class StoreContractTest {
   void deregisterUnlistsFreesTheUnitsAndNotifies() throws Exception {
     String pool = key("services");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    try (Subscription ignored = peer().subscribe(Store.membersChannel(pool), got::add)) {
-      long s1 = store().register(pool, "m1", 1, 10, LONG_TTL);
-      long s2 = peer().register(pool, "m2", 1, 10, LONG_TTL);
+    try (Subscription ignored = peer().notifications().subscribe(Topic.members(pool), got::add)) {
+      long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+      long s2 = peer().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("m1");
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("m2");
-      long t1 = store().claim(pool, "u", "m1", s1).orElseThrow();
+      long t1 = store().ownership(pool).claim("u", "m1", s1).orElseThrow();
 
-      store().deregister(pool, "m1", s1 + 1_000_000); // not its session: nothing happens
-      assertThat(store().list(pool)).containsExactly("m2", "m1");
-      assertThat(store().validToken(pool, "u", t1)).isTrue();
+      store().membership(pool).deregister("m1", s1 + 1_000_000); // not its session: nothing happens
+      assertThat(store().seedKeys().list(pool)).containsExactly("m2", "m1");
+      assertThat(store().ownership(pool).validToken("u", "m1", s1, t1)).isTrue();
 
-      store().deregister(pool, "m1", s1);
+      store().membership(pool).deregister("m1", s1);
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("m1");
-      assertThat(peer().list(pool)).containsExactly("m2");
-      assertThat(peer().members(pool)).containsOnlyKeys("m2");
-      assertThat(store().validToken(pool, "u", t1)).isFalse();
-      assertThat(store().renewMember(pool, "m1", s1, LONG_TTL)).isFalse();
-      assertThat(store().claim(pool, "u2", "m1", s1)).isEmpty();
-      long t2 = peer().claim(pool, "u", "m2", s2).orElseThrow();
+      assertThat(peer().seedKeys().list(pool)).containsExactly("m2");
+      assertThat(peer().membership(pool).members()).containsOnlyKeys("m2");
+      assertThat(store().ownership(pool).validToken("u", "m1", s1, t1)).isFalse();
+      assertThat(store().membership(pool).renew("m1", s1, LONG_TTL)).isFalse();
+      assertThat(store().ownership(pool).claim("u2", "m1", s1)).isEmpty();
+      long t2 = peer().ownership(pool).claim("u", "m2", s2).orElseThrow();
       assertThat(t2).isGreaterThan(t1);
-      store().deregister(pool, "m1", s1); // idempotent
+      store().membership(pool).deregister("m1", s1); // idempotent
 
-      store().updateMember(pool, "m2", s2, 2, 2);
+      store().membership(pool).update("m2", s2, MemberMeta.of(2, 2));
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
           .as("neither the refused nor the repeated deregistration was announced").isEqualTo("m2");
-      store().deregister(pool, "m2", s2);
-      assertThat(store().list(pool)).isEmpty();
-      assertThat(store().members(pool)).isEmpty();
+      store().membership(pool).deregister("m2", s2);
+      assertThat(store().seedKeys().list(pool)).isEmpty();
+      assertThat(store().membership(pool).members()).isEmpty();
     }
   }
 
@@ -605,27 +758,27 @@ public abstract class StoreContractTest {
   void registeringIntoAKeyThatIsNotAListFailsAndChangesNothing() {
     String h = key("table");
     Lease lease = tableLease(store(), h, "g1", "d1");
-    store().publish(lease, h, "g1", Map.of("m", "u"));
-    assertThatThrownBy(() -> store().register(h, "m1", 1, 1, LONG_TTL)).isInstanceOf(IllegalStateException.class);
-    assertThat(store().members(h)).isEmpty();
-    assertThat(store().hash(h)).isEqualTo(Map.of("m", "u"));
+    store().tables().publish(lease, h, "g1", Map.of("m", "u"));
+    assertThatThrownBy(() -> store().membership(h).register("m1", MemberMeta.of(1, 1), LONG_TTL)).isInstanceOf(IllegalStateException.class);
+    assertThat(store().membership(h).members()).isEmpty();
+    assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("m", "u"));
   }
 
   @Test
   void membershipArgumentsAreChecked() {
     String pool = key("services");
-    assertThatThrownBy(() -> store().register(pool, "m1", 1, 1, Duration.ZERO))
+    assertThatThrownBy(() -> store().membership(pool).register("m1", MemberMeta.of(1, 1), Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store().register(pool, "", 1, 1, LONG_TTL)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store().register(pool, "m1", -1, 1, LONG_TTL))
+    assertThatThrownBy(() -> store().membership(pool).register("", MemberMeta.of(1, 1), LONG_TTL)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> store().membership(pool).register("m1", MemberMeta.of(-1, 1), LONG_TTL))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> store().register(pool, "m1", 1, -1, LONG_TTL))
+    assertThatThrownBy(() -> store().membership(pool).register("m1", MemberMeta.of(1, -1), LONG_TTL))
         .isInstanceOf(IllegalArgumentException.class);
-    long s = store().register(pool, "m1", 0, 0, LONG_TTL);
-    assertThatThrownBy(() -> store().renewMember(pool, "m1", s, Duration.ofNanos(10)))
+    long s = store().membership(pool).register("m1", MemberMeta.of(0, 0), LONG_TTL);
+    assertThatThrownBy(() -> store().membership(pool).renew("m1", s, Duration.ofNanos(10)))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThat(store().members(pool).get("m1").liveAt(store().timeMillis())).isTrue();
-    assertThat(store().list(pool)).containsExactly("m1");
+    assertThat(store().membership(pool).members().get("m1").liveAt(store().clock().timeMillis())).isTrue();
+    assertThat(store().seedKeys().list(pool)).containsExactly("m1");
   }
 
   // ---------------------------------------------------------------- ownership
@@ -636,26 +789,26 @@ public abstract class StoreContractTest {
     int n = 16;
     long[] sessions = new long[n];
     for (int i = 0; i < n; i++) {
-      sessions[i] = (i % 2 == 0 ? store() : peer()).register(pool, "m" + i, 1, 10, LONG_TTL);
+      sessions[i] = (i % 2 == 0 ? store() : peer()).membership(pool).register("m" + i, MemberMeta.of(1, 10), LONG_TTL);
     }
     List<OptionalLong> first =
-        race(n, i -> () -> (i % 2 == 0 ? store() : peer()).claim(pool, "u", "m" + i, sessions[i]));
+        race(n, i -> () -> (i % 2 == 0 ? store() : peer()).ownership(pool).claim("u", "m" + i, sessions[i]));
     int w = onlyWinner(first);
     long t1 = first.get(w).getAsLong();
-    assertThat(store().owners(pool)).isEqualTo(Map.of("u", new Ownership("u", "m" + w, sessions[w], t1)));
-    assertThat(peer().validToken(pool, "u", t1)).isTrue();
-    assertThat(store().claim(pool, "u", "m" + w, sessions[w])).as("repeated claim").hasValue(t1);
+    assertThat(store().ownership(pool).owners()).isEqualTo(Map.of("u", new UnitOwner("u", "m" + w, sessions[w], t1)));
+    assertThat(peer().ownership(pool).validToken("u", "m" + w, sessions[w], t1)).isTrue();
+    assertThat(store().ownership(pool).claim("u", "m" + w, sessions[w])).as("repeated claim").hasValue(t1);
 
     // the owner expires: the others race again, and again exactly one wins, with a larger token
     expireMember(pool, "m" + w, sessions[w]);
     List<OptionalLong> second = race(n, i -> () -> i == w ? OptionalLong.empty()
-        : (i % 2 == 0 ? store() : peer()).claim(pool, "u", "m" + i, sessions[i]));
+        : (i % 2 == 0 ? store() : peer()).ownership(pool).claim("u", "m" + i, sessions[i]));
     int w2 = onlyWinner(second);
     long t2 = second.get(w2).getAsLong();
     assertThat(t2).isGreaterThan(t1);
-    assertThat(store().owners(pool)).isEqualTo(Map.of("u", new Ownership("u", "m" + w2, sessions[w2], t2)));
-    assertThat(store().validToken(pool, "u", t1)).isFalse();
-    assertThat(store().validToken(pool, "u", t2)).isTrue();
+    assertThat(store().ownership(pool).owners()).isEqualTo(Map.of("u", new UnitOwner("u", "m" + w2, sessions[w2], t2)));
+    assertThat(store().ownership(pool).validToken("u", "m" + w, sessions[w], t1)).isFalse();
+    assertThat(store().ownership(pool).validToken("u", "m" + w2, sessions[w2], t2)).isTrue();
   }
 
   private static int onlyWinner(List<OptionalLong> results) {
@@ -668,62 +821,64 @@ public abstract class StoreContractTest {
   @Test
   void claimingFromAnExpiredOwnerGivesALargerTokenAndFencesTheOldOne() {
     String pool = key("services");
-    long s1 = store().register(pool, "m1", 1, 10, LONG_TTL);
-    long s2 = peer().register(pool, "m2", 1, 10, LONG_TTL);
-    long t1 = store().claim(pool, "u", "m1", s1).orElseThrow();
-    assertThat(store().claim(pool, "u", "m1", s1)).as("repeated claim keeps the token").hasValue(t1);
-    assertThat(peer().claim(pool, "u", "m2", s2)).isEmpty();
-    assertThat(peer().validToken(pool, "u", t1)).isTrue();
-    assertThat(peer().validToken(pool, "u", t1 - 1)).isFalse();
-    assertThat(peer().validToken(pool, "other", t1)).isFalse();
+    long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+    long s2 = peer().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+    long t1 = store().ownership(pool).claim("u", "m1", s1).orElseThrow();
+    assertThat(store().ownership(pool).claim("u", "m1", s1)).as("repeated claim keeps the token").hasValue(t1);
+    assertThat(peer().ownership(pool).claim("u", "m2", s2)).isEmpty();
+    assertThat(peer().ownership(pool).validToken("u", "m1", s1, t1)).isTrue();
+    assertThat(peer().ownership(pool).validToken("u", "m1", s1, t1 - 1)).isFalse();
+    assertThat(peer().ownership(pool).validToken("other", "m1", s1, t1)).isFalse();
+    assertThat(peer().ownership(pool).validToken("u", "m2", s1, t1)).as("another member").isFalse();
+    assertThat(peer().ownership(pool).validToken("u", "m1", s1 + 1, t1)).as("another session").isFalse();
 
     expireMember(pool, "m1", s1);
-    assertThat(store().validToken(pool, "u", t1)).as("owner expired").isFalse();
-    assertThat(store().owners(pool)).as("still recorded, but claimable")
-        .isEqualTo(Map.of("u", new Ownership("u", "m1", s1, t1)));
-    long t2 = peer().claim(pool, "u", "m2", s2).orElseThrow();
+    assertThat(store().ownership(pool).validToken("u", "m1", s1, t1)).as("owner expired").isFalse();
+    assertThat(store().ownership(pool).owners()).as("still recorded, but claimable")
+        .isEqualTo(Map.of("u", new UnitOwner("u", "m1", s1, t1)));
+    long t2 = peer().ownership(pool).claim("u", "m2", s2).orElseThrow();
     assertThat(t2).isGreaterThan(t1);
-    assertThat(store().validToken(pool, "u", t2)).isTrue();
-    assertThat(store().validToken(pool, "u", t1)).isFalse();
-    assertThat(store().releaseUnit(pool, "u", "m1", t1)).as("stale release").isFalse();
-    assertThat(store().claim(pool, "u", "m1", s1)).isEmpty();
-    assertThat(store().owners(pool)).isEqualTo(Map.of("u", new Ownership("u", "m2", s2, t2)));
+    assertThat(store().ownership(pool).validToken("u", "m2", s2, t2)).isTrue();
+    assertThat(store().ownership(pool).validToken("u", "m1", s1, t1)).isFalse();
+    assertThat(store().ownership(pool).release("u", "m1", t1)).as("stale release").isFalse();
+    assertThat(store().ownership(pool).claim("u", "m1", s1)).isEmpty();
+    assertThat(store().ownership(pool).owners()).isEqualTo(Map.of("u", new UnitOwner("u", "m2", s2, t2)));
 
-    assertThat(store().claim(pool, "u2", "ghost", s2)).as("not registered").isEmpty();
-    assertThat(store().claim(pool, "u2", "m2", s2 + 1_000_000)).as("not its session").isEmpty();
-    assertThat(store().owners(pool)).containsOnlyKeys("u");
+    assertThat(store().ownership(pool).claim("u2", "ghost", s2)).as("not registered").isEmpty();
+    assertThat(store().ownership(pool).claim("u2", "m2", s2 + 1_000_000)).as("not its session").isEmpty();
+    assertThat(store().ownership(pool).owners()).containsOnlyKeys("u");
   }
 
   @Test
   void releaseUnitIsCompareAndDeleteAndNotifies() throws Exception {
     String pool = key("services");
     BlockingQueue<String> released = new LinkedBlockingQueue<>();
-    try (Subscription ignored = peer().subscribe(Store.ownersChannel(pool), released::add)) {
-      long s1 = store().register(pool, "m1", 1, 10, LONG_TTL);
-      long s2 = store().register(pool, "m2", 1, 10, LONG_TTL);
-      long t1 = store().claim(pool, "u1", "m1", s1).orElseThrow();
-      long ta = store().claim(pool, "u2", "m1", s1).orElseThrow();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.releases(pool), released::add)) {
+      long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+      long s2 = store().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+      long t1 = store().ownership(pool).claim("u1", "m1", s1).orElseThrow();
+      long ta = store().ownership(pool).claim("u2", "m1", s1).orElseThrow();
 
-      assertThat(store().releaseUnit(pool, "u1", "m1", ta)).as("another unit's token").isFalse();
-      assertThat(store().releaseUnit(pool, "u1", "m2", t1)).as("another member").isFalse();
-      assertThat(store().releaseUnit(pool, "nothing", "m1", t1)).isFalse();
-      assertThat(store().validToken(pool, "u1", t1)).isTrue();
+      assertThat(store().ownership(pool).release("u1", "m1", ta)).as("another unit's token").isFalse();
+      assertThat(store().ownership(pool).release("u1", "m2", t1)).as("another member").isFalse();
+      assertThat(store().ownership(pool).release("nothing", "m1", t1)).isFalse();
+      assertThat(store().ownership(pool).validToken("u1", "m1", s1, t1)).isTrue();
 
-      assertThat(peer().releaseUnit(pool, "u1", "m1", t1)).isTrue();
+      assertThat(peer().ownership(pool).release("u1", "m1", t1)).isTrue();
       assertThat(released.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("u1");
-      assertThat(store().releaseUnit(pool, "u1", "m1", t1)).as("already released").isFalse();
-      assertThat(store().validToken(pool, "u1", t1)).isFalse();
-      assertThat(store().owners(pool)).isEqualTo(Map.of("u2", new Ownership("u2", "m1", s1, ta)));
+      assertThat(store().ownership(pool).release("u1", "m1", t1)).as("already released").isFalse();
+      assertThat(store().ownership(pool).validToken("u1", "m1", s1, t1)).isFalse();
+      assertThat(store().ownership(pool).owners()).isEqualTo(Map.of("u2", new UnitOwner("u2", "m1", s1, ta)));
 
-      long t3 = store().claim(pool, "u1", "m2", s2).orElseThrow();
+      long t3 = store().ownership(pool).claim("u1", "m2", s2).orElseThrow();
       assertThat(t3).isGreaterThan(ta);
-      assertThat(store().releaseUnit(pool, "u1", "m1", t1)).as("must not delete the new owner's claim").isFalse();
-      assertThat(store().owners(pool).get("u1")).isEqualTo(new Ownership("u1", "m2", s2, t3));
+      assertThat(store().ownership(pool).release("u1", "m1", t1)).as("must not delete the new owner's claim").isFalse();
+      assertThat(store().ownership(pool).owners().get("u1")).isEqualTo(new UnitOwner("u1", "m2", s2, t3));
 
-      assertThat(store().releaseUnit(pool, "u2", "m1", ta)).isTrue();
+      assertThat(store().ownership(pool).release("u2", "m1", ta)).isTrue();
       assertThat(released.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
           .as("refused releases announced nothing").isEqualTo("u2");
-      assertThat(store().owners(pool)).containsOnlyKeys("u1");
+      assertThat(store().ownership(pool).owners()).containsOnlyKeys("u1");
     }
   }
 
@@ -731,16 +886,16 @@ public abstract class StoreContractTest {
   void poolsAreIndependent() {
     String a = key("pool-a");
     String b = key("pool-b");
-    long sa = store().register(a, "m1", 1, 1, LONG_TTL);
-    long sb = store().register(b, "m1", 2, 2, LONG_TTL);
-    long ta = store().claim(a, "u", "m1", sa).orElseThrow();
-    long tb = store().claim(b, "u", "m1", sb).orElseThrow();
-    store().deregister(a, "m1", sa);
-    assertThat(store().list(a)).isEmpty();
-    assertThat(store().list(b)).containsExactly("m1");
-    assertThat(store().validToken(a, "u", ta)).isFalse();
-    assertThat(store().validToken(b, "u", tb)).isTrue();
-    assertThat(store().members(b).get("m1").affinity()).isEqualTo(2);
+    long sa = store().membership(a).register("m1", MemberMeta.of(1, 1), LONG_TTL);
+    long sb = store().membership(b).register("m1", MemberMeta.of(2, 2), LONG_TTL);
+    long ta = store().ownership(a).claim("u", "m1", sa).orElseThrow();
+    long tb = store().ownership(b).claim("u", "m1", sb).orElseThrow();
+    store().membership(a).deregister("m1", sa);
+    assertThat(store().seedKeys().list(a)).isEmpty();
+    assertThat(store().seedKeys().list(b)).containsExactly("m1");
+    assertThat(store().ownership(a).validToken("u", "m1", sa, ta)).isFalse();
+    assertThat(store().ownership(b).validToken("u", "m1", sb, tb)).isTrue();
+    assertThat(store().membership(b).members().get("m1").affinity()).isEqualTo(2);
   }
 
   @Test
@@ -749,17 +904,17 @@ public abstract class StoreContractTest {
     String member = "ñandú|😀:8080";
     String unit = "ключ|🔑|42";
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    try (Subscription ignored = peer().subscribe(Store.ownersChannel(pool), got::add)) {
-      long s = store().register(pool, member, 1, 1, LONG_TTL);
-      long t = store().claim(pool, unit, member, s).orElseThrow();
-      assertThat(peer().members(pool)).containsOnlyKeys(member);
-      assertThat(peer().owners(pool)).isEqualTo(Map.of(unit, new Ownership(unit, member, s, t)));
-      assertThat(peer().validToken(pool, unit, t)).isTrue();
-      assertThat(peer().list(pool)).containsExactly(member);
-      assertThat(store().releaseUnit(pool, unit, member, t)).isTrue();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.releases(pool), got::add)) {
+      long s = store().membership(pool).register(member, MemberMeta.of(1, 1), LONG_TTL);
+      long t = store().ownership(pool).claim(unit, member, s).orElseThrow();
+      assertThat(peer().membership(pool).members()).containsOnlyKeys(member);
+      assertThat(peer().ownership(pool).owners()).isEqualTo(Map.of(unit, new UnitOwner(unit, member, s, t)));
+      assertThat(peer().ownership(pool).validToken(unit, member, s, t)).isTrue();
+      assertThat(peer().seedKeys().list(pool)).containsExactly(member);
+      assertThat(store().ownership(pool).release(unit, member, t)).isTrue();
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(unit);
-      store().deregister(pool, member, s);
-      assertThat(store().list(pool)).isEmpty();
+      store().membership(pool).deregister(member, s);
+      assertThat(store().seedKeys().list(pool)).isEmpty();
     }
   }
 
@@ -769,12 +924,31 @@ public abstract class StoreContractTest {
   void subscriptionReceivesThePublishNotification() throws Exception {
     String h = key("table");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    try (Subscription ignored = peer().subscribe(Store.notifyChannel(h), got::add)) {
+    try (Subscription ignored = peer().notifications().subscribe(Topic.table(h), got::add)) {
       Lease lease = tableLease(store(), h, "g1", "d1");
-      store().publish(lease, h, "g1", Map.of("m1", "u1"));
-      store().publish(lease, h, "g1", Map.of("m1", "u2"));
+      store().tables().publish(lease, h, "g1", Map.of("m1", "u1"));
+      store().tables().publish(lease, h, "g1", Map.of("m1", "u2"));
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("1");
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("2");
+    }
+  }
+
+  @Test
+  void seedListWritesAreAnnouncedOnTheKeysTopic() {
+    String k = key("units");
+    BlockingQueue<String> got = new LinkedBlockingQueue<>();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.key(k), got::add)) {
+      store().seedKeys().addToList(k, "a");
+      waiting().until(() -> !got.isEmpty());
+      got.clear();
+      store().seedKeys().replaceList(k, List.of("b", "c"));
+      waiting().until(() -> !got.isEmpty());
+      got.clear();
+      store().seedKeys().removeFromList(k, "b");
+      waiting().until(() -> !got.isEmpty());
+      got.clear();
+      store().notifications().publish(Topic.key(k), "changed");
+      waiting().until(() -> got.contains("changed"));
     }
   }
 
@@ -783,32 +957,32 @@ public abstract class StoreContractTest {
     String channel = key("chan");
     BlockingQueue<String> a = new LinkedBlockingQueue<>();
     BlockingQueue<String> b = new LinkedBlockingQueue<>();
-    Subscription subA = store().subscribe(channel, a::add);
-    try (Subscription subB = peer().subscribe(channel, b::add)) {
-      store().notify(channel, "one");
+    Subscription subA = store().notifications().subscribe(Topic.named(channel), a::add);
+    try (Subscription subB = peer().notifications().subscribe(Topic.named(channel), b::add)) {
+      store().notifications().publish(Topic.named(channel), "one");
       assertThat(a.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("one");
       assertThat(b.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("one");
 
       subA.close();
       subA.close(); // idempotent
-      peer().notify(channel, "two");
+      peer().notifications().publish(Topic.named(channel), "two");
       // b is the barrier: once b got "two", a would have got it too if still subscribed (same channel, in order)
       assertThat(b.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("two");
       assertThat(a.poll(200, TimeUnit.MILLISECONDS)).isNull();
     }
-    store().notify(key("nobody-listens"), "x");
+    store().notifications().publish(Topic.named(key("nobody-listens")), "x");
   }
 
   @Test
   void aFailingListenerDoesNotStopDelivery() throws Exception {
     String channel = key("chan");
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    try (Subscription bad = store().subscribe(channel, m -> {
+    try (Subscription bad = store().notifications().subscribe(Topic.named(channel), m -> {
           throw new IllegalStateException("listener bug");
         });
-        Subscription good = store().subscribe(channel, got::add)) {
-      store().notify(channel, "1");
-      store().notify(channel, "2");
+        Subscription good = store().notifications().subscribe(Topic.named(channel), got::add)) {
+      store().notifications().publish(Topic.named(channel), "1");
+      store().notifications().publish(Topic.named(channel), "2");
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("1");
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("2");
     }
@@ -819,31 +993,31 @@ public abstract class StoreContractTest {
   @Test
   void unicodeKeysAndValuesRoundTrip() throws Exception {
     String list = key("サービス-列表-😀");
-    assertThat(store().addToList(list, "ñandú:8080")).isTrue();
-    assertThat(store().addToList(list, "Ωμέγα-😀")).isTrue();
-    assertThat(store().addToList(list, "ñandú:8080")).isFalse();
-    assertThat(peer().list(list)).containsExactly("Ωμέγα-😀", "ñandú:8080");
-    assertThat(store().removeFromList(list, "Ωμέγα-😀")).isTrue();
+    assertThat(store().seedKeys().addToList(list, "ñandú:8080")).isTrue();
+    assertThat(store().seedKeys().addToList(list, "Ωμέγα-😀")).isTrue();
+    assertThat(store().seedKeys().addToList(list, "ñandú:8080")).isFalse();
+    assertThat(peer().seedKeys().list(list)).containsExactly("Ωμέγα-😀", "ñandú:8080");
+    assertThat(store().seedKeys().removeFromList(list, "Ωμέγα-😀")).isTrue();
 
     String h = key("分配-table-ü");
     String group = "grüppe-组";
-    Lease lease = store().tryAcquire(Store.tableLeaseName(h, group), "distributör-😀", Duration.ofSeconds(30))
+    Lease lease = store().leadership().tryAcquire(Tables.leaseName(h, group), "distributör-😀", Duration.ofSeconds(30))
         .orElseThrow();
-    assertThat(store().currentLeader(Store.tableLeaseName(h, group))).contains(lease);
+    assertThat(store().leadership().current(Tables.leaseName(h, group))).contains(lease);
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
-    try (Subscription ignored = store().subscribe(Store.notifyChannel(h), got::add)) {
-      store().publish(lease, h, group, Map.of("мир:1", "ключ-1,🔑-2", "é", ""));
+    try (Subscription ignored = store().notifications().subscribe(Topic.table(h), got::add)) {
+      store().tables().publish(lease, h, group, Map.of("мир:1", "ключ-1,🔑-2", "é", ""));
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("1");
     }
-    assertThat(peer().hash(h)).isEqualTo(Map.of("мир:1", "ключ-1,🔑-2", "é", ""));
-    assertThat(store().renew(lease, Duration.ofSeconds(30))).isTrue();
-    store().release(lease);
-    assertThat(store().currentLeader(lease.name())).isEmpty();
+    assertThat(peer().seedKeys().hash(h)).isEqualTo(Map.of("мир:1", "ключ-1,🔑-2", "é", ""));
+    assertThat(store().leadership().renew(lease, Duration.ofSeconds(30))).isTrue();
+    store().leadership().release(lease);
+    assertThat(store().leadership().current(lease.name())).isEmpty();
 
     String channel = key("канал-📣");
     BlockingQueue<String> msgs = new LinkedBlockingQueue<>();
-    try (Subscription ignored = peer().subscribe(channel, msgs::add)) {
-      store().notify(channel, "héllo 世界 🌍");
+    try (Subscription ignored = peer().notifications().subscribe(Topic.named(channel), msgs::add)) {
+      store().notifications().publish(Topic.named(channel), "héllo 世界 🌍");
       assertThat(msgs.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("héllo 世界 🌍");
     }
   }

@@ -9,7 +9,7 @@ public interface UnitHandler {
 
   /**
    * Runs the unit until told to stop. Returning without a stop request means the unit is done (or gave up): the
-   * runner then {@linkplain Divider#release(String) releases} it, and it runs again after the release hold if the
+   * runner then {@linkplain Divider#release(String, long) releases} it, and it runs again after the release hold if the
    * table still gives it to this member. An exception is logged and treated the same way.
    */
   void run(UnitContext context) throws Exception;

@@ -23,7 +23,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Runs a {@link UnitHandler} for every unit a {@link Divider} gives this member, each on its own thread, and confirms
  * the stops itself: on a stop the handler's {@link UnitContext#stopRequested()} turns true and its thread is
- * interrupted; when the handler returns the runner calls {@link Divider#confirmStop(String)}.
+ * interrupted; when the handler returns the runner calls {@link Divider#confirmStop(String, long)} with the token of
+ * the run it ran (never another run's). A handler that returns without a stop request gives its unit up with
+ * {@link Divider#release(String, long)}; the runner confirms the {@code RELEASED} stop that follows.
  *
  * <pre>{@code
  * Divider d = Divider.builder(store).pool("sys-robots-list").port(7001).build();
@@ -149,11 +151,12 @@ public final class UnitRunner implements AutoCloseable {
 
   private void stopped(UnitStop stop) {
     Run run = runs.get(stop.unit());
-    if (run == null || !run.requestStop(stop.reason())) {
-      // nothing runs (finished on its own: it released the unit, which also confirms a pending stop)
-      if (stop.reason() == StopReason.REASSIGNED || stop.reason() == StopReason.SHUTDOWN) {
-        divider.confirmStop(stop.unit());
-      }
+    if (run != null && run.token == stop.token() && run.requestStop(stop.reason())) {
+      return; // the run confirms when its handler returns
+    }
+    // that run does not run any more (its handler returned on its own and released it): confirm at once
+    if (stop.reason().awaitsConfirmation()) {
+      divider.confirmStop(stop.unit(), stop.token());
     }
   }
 
@@ -227,15 +230,15 @@ public final class UnitRunner implements AutoCloseable {
     }
 
     private void finish(StopReason why, Throwable failure) {
-      if (why == StopReason.REASSIGNED || why == StopReason.SHUTDOWN) {
-        divider.confirmStop(unit);
+      if (why != null && why.awaitsConfirmation()) {
+        divider.confirmStop(unit, token);
       } else if (why == null && divider.generation() == generation) {
         if (failure != null) {
           log.warn("unit {} handler failed; releasing it (it runs again after the release hold)", unit, failure);
         } else {
           log.info("unit {} handler returned without a stop request; releasing it", unit);
         }
-        divider.release(unit);
+        divider.release(unit, token); // its RELEASED stop finds this run finished and is confirmed at once
       } else if (failure != null) {
         log.warn("unit {} handler failed while stopping ({})", unit, why, failure);
       }

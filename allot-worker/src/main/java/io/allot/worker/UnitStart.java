@@ -8,7 +8,7 @@ import java.util.Objects;
  * @param unit  the work unit
  * @param token the fencing token of this ownership: it strictly increases every time the unit changes hands (or is
  *              claimed again), so a write that carries it can be checked with
- *              {@link io.allot.store.Store#validToken(String, String, long)} and a stale one rejected
+ *              {@link io.allot.store.Ownership#validToken(String, String, long, long)} and a stale one rejected
  */
 public record UnitStart(String unit, long token) implements UnitEvent {
   public UnitStart {

@@ -3,12 +3,15 @@ package io.allot.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.allot.store.MemberMeta;
 import io.allot.store.MemberRecord;
 import io.allot.store.Store;
 import io.allot.store.Subscription;
+import io.allot.store.Topic;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -42,7 +45,7 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     pool.shutdown();
     assertThat(a.d().affinity()).isEqualTo(10_000); // +x and -x from as many threads
     assertThat(a.d().alterAffinity(5)).isEqualTo(10_005);
-    await().until(() -> mem.members(P).get(a.id()).affinity() == 10_005);
+    await().until(() -> mem.membership(P).members().get(a.id()).affinity() == 10_005);
 
     assertThatThrownBy(() -> a.d().alterAffinity(-20_000)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("affinity");
@@ -50,7 +53,22 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     assertThatThrownBy(() -> a.d().setAffinity(-1)).isInstanceOf(IllegalArgumentException.class);
     assertThat(a.d().affinity()).isEqualTo(10_005);
     assertThat(a.d().setAffinity(3)).isEqualTo(10_005);
-    await().until(() -> mem.members(P).get(a.id()).affinity() == 3);
+    await().until(() -> mem.membership(P).members().get(a.id()).affinity() == 3);
+  }
+
+  @Test
+  void theMetadataIsPublishedWithTheRegistrationAndKeptAcrossAffinityChanges() {
+    M a = member("A", mem, b -> b.version("2.0.1").zone("z1").attribute("team", "crawl").capacity(9), true);
+    MemberMeta expected = new MemberMeta(1, 9, Map.of("version", "2.0.1", "zone", "z1", "team", "crawl"));
+    assertThat(mem.membership(P).members().get(a.id()).meta()).isEqualTo(expected);
+
+    a.d().setAffinity(4);
+    await().until(() -> mem.membership(P).members().get(a.id()).affinity() == 4);
+    assertThat(mem.membership(P).members().get(a.id()).meta()).isEqualTo(expected.withAffinity(4));
+    a.d().alterAffinity(-3);
+    await().until(() -> mem.membership(P).members().get(a.id()).affinity() == 1);
+    assertThat(mem.membership(P).members().get(a.id()).meta()).isEqualTo(expected);
+    assertThat(a.d().meta()).isEqualTo(expected);
   }
 
   @Test
@@ -59,7 +77,7 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     table.publish(a.id(), "u1,u2");
     await().until(() -> a.d().assigned().size() == 2);
     a.d().setAffinity(0);
-    await().until(() -> mem.members(P).get(a.id()).affinity() == 0);
+    await().until(() -> mem.membership(P).members().get(a.id()).affinity() == 0);
     await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> a.d().assigned().size() == 2);
     assertThat(a.r().stops(StopReason.REASSIGNED)).isEmpty();
   }
@@ -71,8 +89,8 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     table.publish(a.id(), "u1,u2,u3,u4", b.id(), "");
     await().until(() -> a.d().assigned().size() == 4);
     // a tiny affinity-aware distributor: a member at affinity 0 gets nothing
-    Subscription sub = closeLater(mem.subscribe(Store.membersChannel(P), id -> {
-      MemberRecord r = mem.members(P).get(a.id());
+    Subscription sub = closeLater(mem.notifications().subscribe(Topic.members(P), id -> {
+      MemberRecord r = mem.membership(P).members().get(a.id());
       if (r != null && r.affinity() == 0) {
         table.publish(a.id(), "", b.id(), "u1,u2,u3,u4");
       }
@@ -82,7 +100,7 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
 
     assertThat(a.d().assigned()).isEmpty();
     assertThat(a.d().affinity()).isZero();
-    assertThat(mem.owners(P).values()).allSatisfy(o -> assertThat(o.member()).isNotEqualTo(a.id()));
+    assertThat(mem.ownership(P).owners().values()).allSatisfy(o -> assertThat(o.member()).isNotEqualTo(a.id()));
     assertThat(a.r().stops(StopReason.REASSIGNED)).hasSize(4);
     await().until(() -> b.d().assigned().size() == 4);
     // still registered and answering, owns nothing, claims nothing even if the table says otherwise
@@ -93,7 +111,7 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     a.d().setAffinity(1);
     await().until(() -> a.d().assigned().containsKey("u9"));
     sub.close();
-    assertThat(intervals.violations()).isEmpty();
+    assertThat(intervals.check().violations()).isEmpty();
   }
 
   @Test
@@ -105,7 +123,7 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     assertThat(a.d().assigned()).containsKey("u1");
     assertThat(a.d().flushAndCancel(Duration.ofMillis(100))).isFalse();
     assertThat(a.r().stops(StopReason.SHUTDOWN)).extracting(UnitStop::unit).containsExactly("u1");
-    assertThat(mem.owners(P)).isEmpty();
+    assertThat(mem.ownership(P).owners()).isEmpty();
   }
 
   @Test
@@ -115,9 +133,9 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     await().until(() -> a.d().assigned().size() == 2);
     long token = a.d().assigned().get("u1");
 
-    assertThat(a.d().release("u1")).isTrue();
-    assertThat(a.d().release("nope")).isFalse();
-    await().until(() -> !mem.owners(P).containsKey("u1") && !a.d().assigned().containsKey("u1"));
+    assertThat(a.d().release("u1", token)).isTrue();
+    assertThat(a.d().release("nope", token)).isFalse();
+    await().until(() -> !mem.ownership(P).owners().containsKey("u1") && !a.d().assigned().containsKey("u1"));
     assertThat(a.r().stops(StopReason.RELEASED)).extracting(UnitStop::unit).containsExactly("u1");
     long releasedAt = System.nanoTime();
     await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(2)).until(() -> !a.d().assigned().containsKey("u1"));
@@ -134,8 +152,8 @@ class AffinityFlushReleaseTest extends WorkerTestBase {
     M b = member("B");
     table.publish(a.id(), "u1", b.id(), "");
     await().until(() -> a.d().assigned().size() == 1);
-    a.d().release("u1");
-    await().until(() -> !mem.owners(P).containsKey("u1"));
+    a.d().release("u1", a.d().assigned().get("u1"));
+    await().until(() -> !mem.ownership(P).owners().containsKey("u1"));
     table.publish(a.id(), "", b.id(), "u1");
     await().until(() -> b.d().assigned().containsKey("u1"));
     table.publish(a.id(), "u1", b.id(), "");

@@ -2,8 +2,11 @@ package io.allot.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.allot.testkit.FaultyStore;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 
 class CancelTest extends WorkerTestBase {
@@ -24,18 +27,85 @@ class CancelTest extends WorkerTestBase {
 
     // A had been told LEASE_LOST (the recorder stops there) before B could start: no overlap
     assertThat(a.r().stops(StopReason.LEASE_LOST)).hasSize(2);
-    assertThat(intervals.violations()).isEmpty();
-    assertThat(mem.members(P)).doesNotContainKey(a.id());
-    assertThat(mem.list(P)).doesNotContain(a.id());
+    assertThat(intervals.check().violations()).isEmpty();
+    assertThat(mem.membership(P).members()).doesNotContainKey(a.id());
+    assertThat(mem.seedKeys().list(P)).doesNotContain(a.id());
+  }
+
+  /**
+   * The shutdown grace is a grace: a unit whose stop is confirmed after longer than the lease deadline (but within
+   * {@code shutdownGrace}) is released normally, because the lease is still renewed while the member leaves (found by
+   * allot-sim: renewals stopped at {@code cancel()}, so the grace was cut to the lease deadline).
+   */
+  @Test
+  void theLeaseIsRenewedDuringTheShutdownGrace() {
+    M a = member("A", mem, b -> b.shutdownGrace(Duration.ofSeconds(4)), false);
+    table.publish(a.id(), "u1");
+    await().until(() -> a.d().assigned().size() == 1);
+    CompletableFuture<Void> cancelled = CompletableFuture.runAsync(() -> a.d().cancel());
+    await().until(() -> a.r().stops(StopReason.SHUTDOWN).size() == 1);
+    // confirm after 1.5 s: past the lease deadline (1 s - 0.3 s margin after the last renewal), within the grace
+    delayer.schedule(() -> a.r().confirm("u1"), 1500, java.util.concurrent.TimeUnit.MILLISECONDS);
+    cancelled.join();
+    assertThat(a.r().stops(StopReason.LEASE_LOST)).as("no self-fence during the grace").isEmpty();
+    assertThat(a.d().stats().releases()).as("released after the confirmation").isEqualTo(1);
+    assertThat(intervals.check().violations()).isEmpty();
+  }
+
+  /**
+   * {@code cancel()} right after a self-fence (a shutdown hook when the store just came back) must not deregister at
+   * once: the fenced lease may still run in the store, and deregistering would make its units claimable before the
+   * old lease and the store's clock margin ran out, while the application may still be stopping them.
+   */
+  @Test
+  void cancelRightAfterASelfFenceWaitsOutTheOldLeaseAndTheClockMargin() {
+    FaultyStore flaky = new FaultyStore(mem);
+    List<Long> deregisteredAt = new CopyOnWriteArrayList<>(); // store time of each deregistration attempt
+    flaky.intercept(call -> {
+      if (call.equals("membership.deregister")) {
+        deregisteredAt.add(mem.clock().timeMillis());
+      }
+    });
+    M a = member("A", flaky, b -> b, true);
+    List<Long> bStartedAt = new CopyOnWriteArrayList<>(); // store time of B's start of u1
+    M b = member("B", mem, x -> x.listener(new UnitListener() {
+      @Override
+      public void onStart(UnitStart start) {
+        bStartedAt.add(mem.clock().timeMillis());
+      }
+
+      @Override
+      public void onStop(UnitStop stop) {}
+    }), true);
+    table.publish(a.id(), "u1", b.id(), "");
+    await().until(() -> a.d().assigned().containsKey("u1"));
+
+    flaky.mode(FaultyStore.Mode.DOWN);
+    await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 1);
+    long until = mem.membership(P).members().get(a.id()).leaseUntilMillis();
+    long margin = mem.safety().clockMargin().toMillis();
+    assertThat(until).as("fenced while the old lease still ran").isGreaterThan(mem.clock().timeMillis());
+    flaky.mode(FaultyStore.Mode.UP);
+    table.publish(a.id(), "", b.id(), "u1");
+    a.d().cancel();
+
+    await().until(() -> b.d().assigned().containsKey("u1"));
+    // - 1: a store may round its clock and expiries apart (as the store contract allows)
+    assertThat(deregisteredAt).isNotEmpty().allSatisfy(t -> assertThat(t).as("deregistered at store time, lease until"
+        + " %d, margin %d ms", until, margin).isGreaterThanOrEqualTo(until + margin - 1));
+    assertThat(bStartedAt).singleElement().satisfies(t -> assertThat(t).isGreaterThanOrEqualTo(until + margin - 1));
+    assertThat(mem.membership(P).members()).doesNotContainKey(a.id());
+    assertThat(mem.seedKeys().list(P)).doesNotContain(a.id());
+    assertThat(intervals.check().violations()).isEmpty();
   }
 
   @Test
   void cancelWorksWhileTheStoreIsDown() {
-    FlakyStore flaky = new FlakyStore(mem);
+    FaultyStore flaky = new FaultyStore(mem);
     M a = member("A", flaky, b -> b, true);
     table.publish(a.id(), "u1");
     await().until(() -> a.d().assigned().size() == 1);
-    flaky.mode(FlakyStore.Mode.DOWN);
+    flaky.mode(FaultyStore.Mode.DOWN);
     long t0 = System.nanoTime();
     a.d().cancel();
     assertThat(System.nanoTime() - t0).isLessThan(Duration.ofSeconds(5).toNanos());
@@ -59,7 +129,10 @@ class CancelTest extends WorkerTestBase {
     self[0] = d;
     started(d, r);
     table.publish(d.memberId(), "u1");
-    await().until(() -> !mem.members(P).containsKey(d.memberId()));
-    await().until(() -> mem.owners(P).isEmpty() || !mem.validToken(P, "u1", mem.owners(P).get("u1").token()));
+    await().until(() -> !mem.membership(P).members().containsKey(d.memberId()));
+    await().until(() -> {
+      io.allot.store.UnitOwner o = mem.ownership(P).owners().get("u1");
+      return o == null || !mem.ownership(P).validToken("u1", o.member(), o.session(), o.token());
+    });
   }
 }

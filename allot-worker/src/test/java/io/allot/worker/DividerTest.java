@@ -3,7 +3,7 @@ package io.allot.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.MemberRecord;
-import io.allot.store.Ownership;
+import io.allot.store.UnitOwner;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -23,20 +23,21 @@ class DividerTest extends WorkerTestBase {
     table.publish(a.id(), "u1,u2,u3");
 
     await().until(() -> a.d().assigned().keySet().equals(java.util.Set.of("u1", "u2", "u3")));
-    Map<String, Ownership> owners = mem.owners(P);
+    Map<String, UnitOwner> owners = mem.ownership(P).owners();
     assertThat(a.r().starts()).hasSize(3);
     for (UnitStart s : a.r().starts()) {
       assertThat(owners.get(s.unit()).member()).isEqualTo(a.id());
       assertThat(owners.get(s.unit()).token()).isEqualTo(s.token());
       assertThat(a.d().assigned()).containsEntry(s.unit(), s.token());
-      assertThat(mem.validToken(P, s.unit(), s.token())).isTrue();
+      assertThat(mem.ownership(P).validToken(s.unit(), a.id(), a.d().session().orElseThrow(), s.token())).isTrue();
     }
 
+    long tokenU2 = a.d().assigned().get("u2");
     table.publish(a.id(), "u1,u3");
-    await().until(() -> !mem.owners(P).containsKey("u2") && !a.d().assigned().containsKey("u2"));
-    assertThat(a.r().stops(StopReason.REASSIGNED)).extracting(UnitStop::unit).containsExactly("u2");
+    await().until(() -> !mem.ownership(P).owners().containsKey("u2") && !a.d().assigned().containsKey("u2"));
+    assertThat(a.r().stops(StopReason.REASSIGNED)).containsExactly(new UnitStop("u2", tokenU2, StopReason.REASSIGNED));
     List<UnitEvent> events = a.r().events();
-    assertThat(events.indexOf(new UnitStop("u2", StopReason.REASSIGNED)))
+    assertThat(events.indexOf(new UnitStop("u2", tokenU2, StopReason.REASSIGNED)))
         .isGreaterThan(events.stream().filter(e -> e.unit().equals("u2")).findFirst().map(events::indexOf).orElseThrow());
     assertThat(a.d().assigned().keySet()).containsExactlyInAnyOrder("u1", "u3");
     assertThat(a.d().stats().releases()).isEqualTo(1);
@@ -46,12 +47,12 @@ class DividerTest extends WorkerTestBase {
   void registersServesBothPingsAndCancelStopsReleasesAndDeregisters() {
     M a = member("A");
     ManagedChannel ch = channel(a.id());
-    assertThat(mem.list(P)).contains(a.id());
-    MemberRecord rec = mem.members(P).get(a.id());
+    assertThat(mem.seedKeys().list(P)).contains(a.id());
+    MemberRecord rec = mem.membership(P).members().get(a.id());
     assertThat(rec.affinity()).isEqualTo(1);
     assertThat(rec.capacity()).isEqualTo(Integer.MAX_VALUE);
     assertThat(rec.session()).isEqualTo(a.d().session().orElseThrow());
-    assertThat(rec.liveAt(mem.timeMillis())).isTrue();
+    assertThat(rec.liveAt(mem.clock().timeMillis())).isTrue();
     assertThat(health(ch)).isEqualTo(ServingStatus.SERVING);
     assertThat(legacyPing(ch)).isEqualTo(Status.Code.OK);
 
@@ -61,9 +62,9 @@ class DividerTest extends WorkerTestBase {
     a.d().cancel();
 
     assertThat(a.r().stops(StopReason.SHUTDOWN)).extracting(UnitStop::unit).containsExactlyInAnyOrder("u1", "u2");
-    assertThat(mem.owners(P)).isEmpty(); // confirmed within the grace: released at once
-    assertThat(mem.members(P)).doesNotContainKey(a.id());
-    assertThat(mem.list(P)).doesNotContain(a.id());
+    assertThat(mem.ownership(P).owners()).isEmpty(); // confirmed within the grace: released at once
+    assertThat(mem.membership(P).members()).doesNotContainKey(a.id());
+    assertThat(mem.seedKeys().list(P)).doesNotContain(a.id());
     assertThat(a.d().assigned()).isEmpty();
     assertThat(a.d().session()).isEmpty();
     assertThat(health(ch)).isNull(); // port closed
@@ -80,12 +81,13 @@ class DividerTest extends WorkerTestBase {
     table.publish(a.id(), "");
     await().until(() -> a.r().stops(StopReason.REASSIGNED).size() == 1);
     await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
-        .until(() -> a.d().assigned().containsKey("u1") && mem.owners(P).get("u1").token() == token);
+        .until(() -> a.d().assigned().containsKey("u1") && mem.ownership(P).owners().get("u1").token() == token);
 
-    assertThat(a.d().confirmStop("u1")).isTrue();
-    assertThat(a.d().confirmStop("u1")).isFalse();
-    assertThat(a.d().confirmStop("nope")).isFalse();
-    await().until(() -> mem.owners(P).isEmpty() && a.d().assigned().isEmpty());
+    assertThat(a.d().confirmStop("u1", token - 1)).as("another run's token").isFalse();
+    assertThat(a.d().confirmStop("u1", token)).isTrue();
+    assertThat(a.d().confirmStop("u1", token)).isFalse();
+    assertThat(a.d().confirmStop("nope", token)).isFalse();
+    await().until(() -> mem.ownership(P).owners().isEmpty() && a.d().assigned().isEmpty());
   }
 
   @Test
@@ -94,7 +96,7 @@ class DividerTest extends WorkerTestBase {
     table.publish(small.id(), "u1,u2,u3,u4,u5");
     await().until(() -> small.d().assigned().size() == 2);
     await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> small.d().assigned().size() == 2);
-    assertThat(mem.members(P).get(small.id()).capacity()).isEqualTo(2);
+    assertThat(mem.membership(P).members().get(small.id()).capacity()).isEqualTo(2);
 
     M batched = member("B", mem, b -> b.maxConcurrentMoves(3), true);
     StringBuilder units = new StringBuilder();
@@ -103,7 +105,7 @@ class DividerTest extends WorkerTestBase {
     }
     table.publish(small.id(), "u1,u2,u3,u4,u5", batched.id(), units.toString());
     await().until(() -> batched.d().assigned().size() == 20);
-    assertThat(intervals.violations()).isEmpty();
+    assertThat(intervals.check().violations()).isEmpty();
   }
 
   @Test
@@ -112,11 +114,27 @@ class DividerTest extends WorkerTestBase {
     Divider d = closeLater(fast(mem, UnitListener.into(queue)).build());
     d.start();
     table.publish(d.memberId(), "q1");
-    assertThat(queue.poll(5, TimeUnit.SECONDS)).isEqualTo(new UnitStart("q1", d.assigned().get("q1")));
+    UnitEvent first = queue.poll(5, TimeUnit.SECONDS);
+    assertThat(first).isEqualTo(new UnitStart("q1", d.assigned().get("q1")));
+    long token = ((UnitStart) first).token();
     table.publish(d.memberId(), "");
-    assertThat(queue.poll(5, TimeUnit.SECONDS)).isEqualTo(new UnitStop("q1", StopReason.REASSIGNED));
-    assertThat(d.confirmStop("q1")).isTrue();
-    await().until(() -> mem.owners(P).isEmpty());
+    assertThat(queue.poll(5, TimeUnit.SECONDS)).isEqualTo(new UnitStop("q1", token, StopReason.REASSIGNED));
+    assertThat(d.confirmStop("q1", token)).isTrue();
+    await().until(() -> mem.ownership(P).owners().isEmpty());
+  }
+
+  @Test
+  void aPoolNamedWithColonsWorksAsAnyOther() {
+    String pool = "app:robots:list"; // ordinary Redis naming, which the original distributor accepts
+    FakeDistributor colons = new FakeDistributor(mem, H, pool);
+    Recorder r = new Recorder("C", intervals).autoConfirm();
+    Divider d = started(fast(mem, r).pool(pool), r);
+    colons.publish(d.memberId(), "u1");
+    await().until(() -> d.assigned().containsKey("u1"));
+    assertThat(mem.ownership(pool).owners()).containsOnlyKeys("u1");
+    assertThat(mem.seedKeys().list(pool)).contains(d.memberId());
+    d.cancel();
+    assertThat(mem.ownership(pool).owners()).isEmpty();
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.allot.worker;
 
 import io.allot.store.Lease;
 import io.allot.store.Store;
+import io.allot.store.Tables;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -17,7 +18,7 @@ final class FakeDistributor {
     this.store = store;
     this.hash = hash;
     this.pool = pool;
-    this.lease = store.tryAcquire(Store.tableLeaseName(hash, pool), "fake-distributor", Duration.ofHours(1))
+    this.lease = store.leadership().tryAcquire(Tables.leaseName(hash, pool), "fake-distributor", Duration.ofHours(1))
         .orElseThrow();
   }
 
@@ -31,6 +32,6 @@ final class FakeDistributor {
   }
 
   long publish(Map<String, String> fields) {
-    return store.publish(lease, hash, pool, fields);
+    return store.tables().publish(lease, hash, pool, fields);
   }
 }

@@ -27,16 +27,16 @@ class HandoffTest extends WorkerTestBase {
     // B tries (the table says so) and is refused while A still owns the unit
     await().until(() -> b.d().stats().claimsRefused() >= 2);
     assertThat(b.r().starts()).isEmpty();
-    assertThat(mem.owners(P).get("u1").member()).isEqualTo(a.id());
+    assertThat(mem.ownership(P).owners().get("u1").member()).isEqualTo(a.id());
     assertThat(a.d().assigned()).containsKey("u1");
 
     a.r().confirm("u1");
 
     await().until(() -> b.d().assigned().containsKey("u1"));
     assertThat(b.r().starts()).singleElement().satisfies(s -> assertThat(s.token()).isGreaterThan(tokenA));
-    assertThat(mem.owners(P).get("u1").member()).isEqualTo(b.id());
+    assertThat(mem.ownership(P).owners().get("u1").member()).isEqualTo(b.id());
     assertThat(a.d().assigned()).isEmpty();
-    assertThat(intervals.violations()).isEmpty();
+    assertThat(intervals.check().violations()).isEmpty();
   }
 
   @Test
@@ -74,13 +74,12 @@ class HandoffTest extends WorkerTestBase {
         }
       }
     });
-    await().atMost(Duration.ofSeconds(15)).until(() -> mem.owners(P).entrySet().stream()
+    await().atMost(Duration.ofSeconds(15)).until(() -> mem.ownership(P).owners().entrySet().stream()
         .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().member())).equals(expected)
         && ms.stream().allMatch(m -> m.d().assigned().keySet().equals(unitsOf(expected, m.id()))));
     await().until(() -> intervals.running().equals(namesOf(expected, ms)));
 
-    assertThat(intervals.violations()).isEmpty();
-    assertThat(intervals.tokenViolations()).isEmpty();
+    assertThat(intervals.check().violations()).isEmpty();
     assertThat(intervals.intervals()).isGreaterThan(units.size() * 3);
     long refused = ms.stream().mapToLong(m -> m.d().stats().claimsRefused()).sum();
     assertThat(refused).as("handoffs raced with claims").isPositive();

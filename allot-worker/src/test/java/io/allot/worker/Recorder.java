@@ -1,5 +1,6 @@
 package io.allot.worker;
 
+import io.allot.testkit.overlap.OwnershipLog;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -10,22 +11,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * A listener that records events, keeps the units "running" in an {@link IntervalLog}, and optionally confirms
- * REASSIGNED/SHUTDOWN stops itself (at once or after a random delay on another thread).
+ * A listener that records events, keeps the units "running" in an {@link OwnershipLog}, and optionally confirms
+ * REASSIGNED/RELEASED/SHUTDOWN stops itself (at once or after a random delay on another thread), with the stop's token.
  */
 final class Recorder implements UnitListener {
   private final String name;
-  private final IntervalLog intervals;
+  private final OwnershipLog intervals;
   private final List<UnitEvent> events = new ArrayList<>();
   private final List<String> leaseLosses = new ArrayList<>();
   final Map<String, Long> running = new ConcurrentHashMap<>();
+  /** Unit -> token of its last stop that awaits a confirmation. */
+  private final Map<String, Long> unconfirmed = new ConcurrentHashMap<>();
   private volatile Divider divider;
   private volatile boolean autoConfirm;
   private volatile ScheduledExecutorService delayer;
   private volatile int maxDelayMillis;
   private volatile Consumer<UnitStop> onLeaseLostStop = s -> {};
 
-  Recorder(String name, IntervalLog intervals) {
+  Recorder(String name, OwnershipLog intervals) {
     this.name = name;
     this.intervals = intervals;
   }
@@ -77,14 +80,15 @@ final class Recorder implements UnitListener {
         onLeaseLostStop.accept(stop);
         stopNow(stop.unit());
       }
-      case RELEASED -> stopNow(stop.unit());
-      case REASSIGNED, SHUTDOWN -> {
+      case REASSIGNED, RELEASED, SHUTDOWN -> {
+        unconfirmed.put(stop.unit(), stop.token());
         if (autoConfirm) {
           ScheduledExecutorService d = delayer;
           if (d == null) {
-            confirm(stop.unit());
+            confirm(stop);
           } else {
-            d.schedule(() -> confirm(stop.unit()), ThreadLocalRandom.current().nextInt(maxDelayMillis + 1), TimeUnit.MILLISECONDS);
+            d.schedule(() -> confirm(stop), ThreadLocalRandom.current().nextInt(maxDelayMillis + 1),
+                TimeUnit.MILLISECONDS);
           }
         }
       }
@@ -98,10 +102,26 @@ final class Recorder implements UnitListener {
     }
   }
 
-  /** The application stopped the unit and confirms it (stop first, then confirm: that is the contract). */
-  void confirm(String unit) {
-    stopNow(unit);
-    divider.confirmStop(unit);
+  /** The application stopped the run and confirms it (stop first, then confirm: that is the contract). */
+  boolean confirm(UnitStop stop) {
+    return confirm(stop.unit(), stop.token());
+  }
+
+  /** Confirms the last stop of {@code unit} that awaits a confirmation. */
+  boolean confirm(String unit) {
+    Long token = unconfirmed.get(unit);
+    if (token == null) {
+      throw new IllegalStateException(name + ": no stop of " + unit + " awaits a confirmation");
+    }
+    return confirm(unit, token);
+  }
+
+  private boolean confirm(String unit, long token) {
+    unconfirmed.remove(unit, token);
+    if (Long.valueOf(token).equals(running.get(unit))) {
+      stopNow(unit); // only the run this confirmation names
+    }
+    return divider.confirmStop(unit, token);
   }
 
   private void stopNow(String unit) {

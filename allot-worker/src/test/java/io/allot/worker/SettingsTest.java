@@ -3,6 +3,7 @@ package io.allot.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.allot.store.Tables;
 import io.allot.store.memory.MemoryStore;
 import java.time.Duration;
 import java.util.function.UnaryOperator;
@@ -18,7 +19,7 @@ class SettingsTest {
   }
 
   private Divider.Builder valid() {
-    return Divider.builder(store).pool("p").listener(new UnitListener() {
+    return Divider.builder(store).pool("p").host("127.0.0.1").listener(new UnitListener() {
       @Override
       public void onStart(UnitStart start) {}
 
@@ -41,15 +42,26 @@ class SettingsTest {
     Divider d = valid().build();
     assertThat(d.affinity()).isEqualTo(1);
     assertThat(d.capacity()).isEqualTo(Integer.MAX_VALUE);
-    assertThat(Divider.builder(store).pool("p").port(7001).build().memberId()).isEqualTo("127.0.0.1:7001");
+    assertThat(Divider.builder(store).pool("p").host("127.0.0.1").port(7001).build().memberId())
+        .isEqualTo("127.0.0.1:7001");
     assertThatThrownBy(d::memberId).isInstanceOf(IllegalStateException.class).hasMessageContaining("port is 0");
+  }
+
+  @Test
+  void theMetadataAndTheAppServerPortAreSettings() {
+    Divider d = valid().version("1.4.2").zone("eu-west-1a").attribute("team", "crawl").capacity(7).affinity(3).build();
+    assertThat(d.meta()).isEqualTo(new io.allot.store.MemberMeta(3, 7,
+        java.util.Map.of("version", "1.4.2", "zone", "eu-west-1a", "team", "crawl")));
+    assertThat(d.meta().version()).isEqualTo("1.4.2");
+    assertThat(valid().build().meta()).isEqualTo(io.allot.store.MemberMeta.DEFAULT);
+    assertThat(valid().host("127.0.0.1").pingsOnAppServer(8080).build().memberId()).isEqualTo("127.0.0.1:8080");
+    assertThatThrownBy(() -> valid().pingsOnAppServer(0).build().memberId()).isInstanceOf(IllegalStateException.class);
   }
 
   @Test
   void badSettingsAreRejectedNamingTheSetting() {
     rejected(b -> b.pool(null), "pool");
     rejected(b -> b.pool(""), "pool");
-    rejected(b -> b.pool("a:b"), "pool", "':'");
     rejected(b -> b.distribution(""), "distribution");
     rejected(b -> b.host(" "), "host");
     rejected(b -> b.bindAddress(""), "bindAddress");
@@ -69,16 +81,49 @@ class SettingsTest {
     rejected(b -> b.maxConcurrentMoves(0), "maxConcurrentMoves");
     rejected(b -> b.releaseHold(Duration.ofSeconds(-1)), "releaseHold");
     rejected(b -> b.shutdownGrace(Duration.ofSeconds(-1)), "shutdownGrace");
+    rejected(b -> b.version(" "), "version");
+    rejected(b -> b.version(null), "version");
+    rejected(b -> b.zone(""), "zone");
+    rejected(b -> b.attribute("no spaces", "v"), "attribute", "no spaces");
+    rejected(b -> b.attribute("k", null), "attribute", "'k'");
+    rejected(b -> b.attribute("k", "v".repeat(257)), "attribute", "256");
+    rejected(b -> {
+      for (int i = 0; i < 33; i++) {
+        b.attribute("a" + i, "v");
+      }
+      return b;
+    }, "attribute", "32");
+    rejected(b -> b.pingsOnAppServer(-1), "pingsOnAppServer");
+    rejected(b -> b.pingsOnAppServer(70000), "pingsOnAppServer");
+    rejected(b -> b.pingsOnAppServer(8080).port(7001), "pingsOnAppServer", "port(7001)");
+    rejected(b -> b.pingsOnAppServer(8080).bindAddress("0.0.0.0"), "bindAddress", "pingsOnAppServer");
     assertThatThrownBy(() -> Divider.builder(null)).isInstanceOf(NullPointerException.class).hasMessageContaining("store");
     assertThatThrownBy(() -> UnitRunner.builder(valid().build(), c -> {}).maxThreads(0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("maxThreads");
   }
 
   @Test
+  void poolNamesMayContainColons() {
+    assertThat(valid().pool("app:robots:list").build()).isNotNull(); // as the original distributor's keys do
+  }
+
+  @Test
+  void aLeaseLongerThanTheStoresLostStateGuardIsWarnedAbout() {
+    Settings s = new Settings("p", "h", "127.0.0.1", null, 0, false, 1, Integer.MAX_VALUE, java.util.Map.of(),
+        Duration.ofMillis(1500), Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofMillis(500), 16, 64,
+        Duration.ofSeconds(30), Duration.ofSeconds(5));
+    assertThat(s.guardWarning(io.allot.store.Safety.defaults(false))).as("3 s covers 1.5 s").isEmpty();
+    io.allot.store.Safety shortGuard = new io.allot.store.Safety(Duration.ofSeconds(1), Duration.ofMillis(200), false,
+        java.util.List.of());
+    assertThat(s.guardWarning(shortGuard)).hasValueSatisfying(w -> assertThat(w)
+        .startsWith("leaseTtl (1500 ms)").contains("guard (1000 ms)"));
+  }
+
+  @Test
   void aStoreThatRejectsTheRegistrationFailsStartAndFreesThePort() {
     // the pool key holds a hash (WRONGTYPE): a configuration error, not an outage
-    io.allot.store.Lease lease = store.tryAcquire(io.allot.store.Store.tableLeaseName("p", "g"), "t", Duration.ofMinutes(1)).orElseThrow();
-    store.publish(lease, "p", "g", java.util.Map.of("f", "v"));
+    io.allot.store.Lease lease = store.leadership().tryAcquire(io.allot.store.Tables.leaseName("p", "g"), "t", Duration.ofMinutes(1)).orElseThrow();
+    store.tables().publish(lease, "p", "g", java.util.Map.of("f", "v"));
     Divider d = valid().build();
     assertThatThrownBy(d::start).isInstanceOf(IllegalStateException.class).hasMessageContaining("WRONGTYPE");
     d.cancel();

@@ -2,6 +2,7 @@ package io.allot.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.allot.testkit.FaultyStore;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -31,9 +32,9 @@ class UnitRunnerTest extends WorkerTestBase {
     };
   }
 
-  private UnitRunner runner(String name, FlakyStore store, UnitHandler handler, Duration hold) {
+  private UnitRunner runner(String name, FaultyStore store, UnitHandler handler, Duration hold) {
     Divider d = Divider.builder(store == null ? mem : store)
-        .pool(P).distribution(H)
+        .pool(P).distribution(H).host("127.0.0.1")
         .leaseTtl(Duration.ofMillis(1000)).renewEvery(Duration.ofMillis(150)).fenceMargin(Duration.ofMillis(300))
         .syncInterval(Duration.ofMillis(200)).releaseHold(hold).shutdownGrace(Duration.ofSeconds(2))
         .capacity(8)
@@ -56,13 +57,13 @@ class UnitRunnerTest extends WorkerTestBase {
     table.publish(ida, "u1", idb, "u2,u3");
     await().until(() -> b.running().equals(java.util.Set.of("u2", "u3")) && a.running().equals(java.util.Set.of("u1")));
     assertThat(endings).containsExactlyInAnyOrder("A:u2:REASSIGNED", "A:u3:REASSIGNED");
-    assertThat(mem.owners(P).get("u2").member()).isEqualTo(idb);
+    assertThat(mem.ownership(P).owners().get("u2").member()).isEqualTo(idb);
 
     b.close(); // SHUTDOWN: handlers stop, the runner confirms, units are released at once
     assertThat(endings).contains("B:u2:SHUTDOWN", "B:u3:SHUTDOWN");
-    assertThat(mem.owners(P)).containsOnlyKeys("u1");
-    assertThat(mem.members(P)).doesNotContainKey(idb);
-    assertThat(intervals.violations()).isEmpty();
+    assertThat(mem.ownership(P).owners()).containsOnlyKeys("u1");
+    assertThat(mem.membership(P).members()).doesNotContainKey(idb);
+    assertThat(intervals.check().violations()).isEmpty();
   }
 
   @Test
@@ -82,7 +83,7 @@ class UnitRunnerTest extends WorkerTestBase {
 
   @Test
   void aLeaseLossInterruptsHandlersAndAnotherMemberTakesOverWithoutOverlap() {
-    FlakyStore flaky = new FlakyStore(mem);
+    FaultyStore flaky = new FaultyStore(mem);
     UnitRunner a = runner("A", flaky, looping("A"), Duration.ofSeconds(30));
     UnitRunner b = runner("B", null, looping("B"), Duration.ofSeconds(30));
     String ida = a.divider().memberId();
@@ -90,13 +91,13 @@ class UnitRunnerTest extends WorkerTestBase {
     table.publish(ida, "u1,u2", idb, "");
     await().until(() -> a.running().size() == 2);
 
-    flaky.mode(FlakyStore.Mode.DOWN);
+    flaky.mode(FaultyStore.Mode.DOWN);
     await().until(() -> a.running().isEmpty());
     assertThat(endings).containsExactlyInAnyOrder("A:u1:LEASE_LOST", "A:u2:LEASE_LOST");
     table.publish(ida, "", idb, "u1,u2");
     await().until(() -> b.running().size() == 2);
-    assertThat(intervals.violations()).isEmpty();
-    flaky.mode(FlakyStore.Mode.UP);
+    assertThat(intervals.check().violations()).isEmpty();
+    flaky.mode(FaultyStore.Mode.UP);
   }
 
   @Test
@@ -126,13 +127,13 @@ class UnitRunnerTest extends WorkerTestBase {
         concurrent.decrementAndGet();
       }
     };
-    FlakyStore flaky = new FlakyStore(mem);
+    FaultyStore flaky = new FaultyStore(mem);
     UnitRunner a = runner("A", flaky, stubborn, Duration.ofSeconds(30));
     table.publish(a.divider().memberId(), "u1");
     await().until(() -> runs.getOrDefault("u1", new AtomicInteger()).get() == 1);
-    flaky.mode(FlakyStore.Mode.DOWN);
+    flaky.mode(FaultyStore.Mode.DOWN);
     await().until(() -> a.divider().stats().leaseLosses() == 1);
-    flaky.mode(FlakyStore.Mode.UP);
+    flaky.mode(FaultyStore.Mode.UP);
     await().until(() -> a.divider().assigned().containsKey("u1")); // claimed again, start delivered
     await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
         .until(() -> runs.get("u1").get() == 1); // the new run waits for the stubborn old one

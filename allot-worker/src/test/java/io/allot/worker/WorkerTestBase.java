@@ -1,10 +1,13 @@
 package io.allot.worker;
 
 import com.google.protobuf.Empty;
+import io.allot.ping.LegacyPing;
 import io.allot.store.Store;
 import io.allot.store.memory.MemoryStore;
+import io.allot.testkit.overlap.OwnershipLog;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckRequest;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -31,7 +34,7 @@ abstract class WorkerTestBase {
   final AtomicLong storeClockOffset = new AtomicLong();
   MemoryStore mem;
   FakeDistributor table;
-  IntervalLog intervals;
+  OwnershipLog intervals;
   ScheduledExecutorService delayer;
   final List<AutoCloseable> closeables = new ArrayList<>();
 
@@ -39,7 +42,7 @@ abstract class WorkerTestBase {
   void setUpBase() {
     mem = new MemoryStore(() -> System.nanoTime() + storeClockOffset.get());
     table = new FakeDistributor(mem, H, P);
-    intervals = new IntervalLog();
+    intervals = new OwnershipLog();
     delayer = Executors.newScheduledThreadPool(2);
   }
 
@@ -61,6 +64,7 @@ abstract class WorkerTestBase {
     return Divider.builder(store)
         .pool(P)
         .distribution(H)
+        .host("127.0.0.1")
         .port(0)
         .leaseTtl(Duration.ofMillis(1000))
         .renewEvery(Duration.ofMillis(150))
@@ -121,10 +125,13 @@ abstract class WorkerTestBase {
     return ch;
   }
 
-  /** The health status, or null if the call failed (connection refused...). */
+  /**
+   * The health status, or null if the call failed (connection refused...). The deadline leaves room for a cold
+   * connection on a loaded machine (it took more than 1 s there); a closed port still fails at once.
+   */
   static ServingStatus health(ManagedChannel ch) {
     try {
-      return HealthGrpc.newBlockingStub(ch).withDeadlineAfter(1, TimeUnit.SECONDS)
+      return HealthGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS)
           .check(HealthCheckRequest.getDefaultInstance()).getStatus();
     } catch (RuntimeException e) {
       return null;
@@ -133,8 +140,13 @@ abstract class WorkerTestBase {
 
   /** The legacy ping's status code. */
   static Status.Code legacyPing(ManagedChannel ch) {
+    return call(ch, LegacyPing.METHOD);
+  }
+
+  /** The status code of one call of an {@code Empty -> Empty} method, with the deadline of {@link #health}. */
+  static Status.Code call(ManagedChannel ch, MethodDescriptor<Empty, Empty> method) {
     try {
-      ClientCalls.blockingUnaryCall(ch, PingServer.LEGACY_METHOD, CallOptions.DEFAULT.withDeadlineAfter(1, TimeUnit.SECONDS),
+      ClientCalls.blockingUnaryCall(ch, method, CallOptions.DEFAULT.withDeadlineAfter(5, TimeUnit.SECONDS),
           Empty.getDefaultInstance());
       return Status.Code.OK;
     } catch (RuntimeException e) {

@@ -19,12 +19,12 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * JMH view of the same scenarios as {@link io.allot.bench.AssignBench}: a full assignment, and the
+ * JMH view of the same scenarios as {@code bench assign} ({@link io.allot.bench.AssignRunner}): a full assignment, and the
  * incremental update when the middle member leaves. Big cells are slow (naive-rendezvous at N =
  * 10^6, M = 1000 takes tens of seconds per call); narrow the grid with {@code -p}, e.g.
  *
  * <pre>
- * java -jar allot-bench/target/allot-bench-0.1.0-SNAPSHOT-jmh.jar AssignJmh -f 1 -wi 1 -i 1 -p n=1000 -p m=10
+ * java -jar allot-bench/target/allot-bench.jar jmh AssignJmh -f 1 -wi 1 -i 1 -p n=1000 -p m=10
  * </pre>
  *
  * A strategy that throws fails its own parameter combinations only (JMH goes on unless {@code -foe

@@ -3,9 +3,16 @@ package io.allot.cli.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Store;
-import io.allot.store.postgres.PostgresStore;
-import io.allot.store.redis.RedisStore;
+import io.allot.store.Stores;
+import io.allot.store.postgres.PostgresUrl;
+import io.allot.testkit.Ports;
+import io.allot.testkit.TestServers;
+import io.allot.testkit.fleet.Fleet;
+import io.allot.testkit.overlap.OverlapChecker;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -29,7 +36,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * store, while a chaos driver kills workers with SIGKILL, pauses them with SIGSTOP/SIGCONT (longer than the lease),
  * restarts them, changes affinities, releases units and adds/removes units. Afterwards the {@link OverlapChecker}
  * proves from the workers' event files alone that no unit ever had two owners at once, and the gaps between a unit's
- * owners are measured against the failover bound.
+ * owners are measured against the failover bound. The stores are the ones every store test uses
+ * ({@link TestServers}: the local servers, else throwaway ones).
  *
  * <p>{@code -Dallot.soak.seconds=N} (default 60) sets the chaos duration, {@code -Dallot.soak.seed=S} replays a run.
  */
@@ -39,9 +47,6 @@ class SoakTest {
   static final int STABLE_UNITS = 40;
   /** lease 1.5 s + pause detection and claim; generous for six JVMs on two cores. Measured gaps are printed. */
   static final long MAX_GAP_MILLIS = Long.getLong("allot.soak.maxGapMillis", 8000);
-
-  /** The PostgreSQL server, as in the store tests: {@code ALLOT_TEST_POSTGRES} or the local default. */
-  static final String POSTGRES = System.getenv().getOrDefault("ALLOT_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test");
 
   enum Action { KILL, PAUSE, AFFINITY, RELEASE, UNITS }
 
@@ -53,14 +58,32 @@ class SoakTest {
     long seed = Long.getLong("allot.soak.seed", System.nanoTime());
     Random rnd = new Random(seed);
     String prefix = "soak-" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    List<String> storeArgs = storeKind.equals("redis")
-        ? List.of("-store", "redis", "-redis-addrs", "127.0.0.1:6379")
-        : List.of("-store", POSTGRES);
+    // on PostgreSQL a schema of the run's own (dropped afterwards): the server may hold other allot versions' schemas
+    String schema = "allot_soak_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    String uri = storeKind.equals("redis") ? TestServers.redisUri()
+        : TestServers.postgresUri() + (TestServers.postgresUri().contains("?") ? "&" : "?") + "allot_schema=" + schema;
+    try {
+      soak(storeKind, uri, seed, rnd, prefix);
+    } finally {
+      if (!storeKind.equals("redis")) {
+        dropSchema(schema);
+      }
+    }
+  }
+
+  private static void dropSchema(String schema) throws Exception {
+    PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
+    try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties());
+        Statement st = c.createStatement()) {
+      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+  }
+
+  private void soak(String storeKind, String uri, long seed, Random rnd, String prefix) throws Exception {
     System.out.printf("soak on %s: %d s, seed %d (replay with -Dallot.soak.seed=%d), files in %s%n", storeKind, SECONDS,
         seed, seed, dir);
-    try (Store store = storeKind.equals("redis") ? RedisStore.connect("127.0.0.1:6379")
-            : PostgresStore.connect(POSTGRES);
-        Fleet fleet = new Fleet(dir, storeArgs, prefix)) {
+    try (Store store = Stores.open(uri);
+        Fleet fleet = Fleet.builder(dir).storeArgs("-store", uri).prefix(prefix).build()) {
       List<String> stable = IntStream.range(0, STABLE_UNITS).mapToObj(i -> "s" + i).toList();
       TreeSet<String> churn = new TreeSet<>();
       int nextChurn = 0;
@@ -69,14 +92,14 @@ class SoakTest {
       }
       List<String> initial = new ArrayList<>(stable);
       initial.addAll(churn);
-      store.replaceList(fleet.unitsKey(), initial);
+      store.seedKeys().replaceList(fleet.unitsKey(), initial);
       fleet.startDistributor("-poll-interval", "250ms", "-ping-timeout", "250ms", "-down-after", "2");
       Fleet.Worker[] w = new Fleet.Worker[WORKERS];
       int[] incarnation = new int[WORKERS];
       int[] ports = new int[WORKERS];
       int[] affinity = new int[WORKERS];
       for (int i = 0; i < WORKERS; i++) {
-        ports[i] = Fleet.freePort();
+        ports[i] = Ports.free();
         affinity[i] = 1;
         w[i] = fleet.startWorker(i, 0, ports[i]);
       }
@@ -147,7 +170,7 @@ class SoakTest {
             case RELEASE -> {
               // only churn units: a released unit is held back from its member for 30 s (by design), which would
               // count as a gap for the stable units whose gaps are measured
-              List<String> mine = new ArrayList<>(Fleet.open(fleet.eventFiles().get(w[i].label())).keySet());
+              List<String> mine = new ArrayList<>(w[i].units());
               mine.retainAll(churn);
               if (!mine.isEmpty()) {
                 w[i].send("release " + mine.get(rnd.nextInt(mine.size())));
@@ -167,7 +190,7 @@ class SoakTest {
               }
               List<String> all = new ArrayList<>(stable);
               all.addAll(churn);
-              store.replaceList(fleet.unitsKey(), all);
+              store.seedKeys().replaceList(fleet.unitsKey(), all);
               count(done, a);
             }
           }
@@ -201,24 +224,13 @@ class SoakTest {
           storeKind, done, r.intervals(), fleet.eventFiles().size(), r.overlaps().size(), r.problems().size());
       System.out.printf("soak on %s: gaps between owners of a unit (stop or kill or fence -> next start), n=%d:"
           + " p50 %d ms, p99 %d ms, max %d ms%n", storeKind, gaps.size(), pct(gaps, 50), pct(gaps, 99), pct(gaps, 100));
-      if (!r.overlaps().isEmpty() || !r.problems().isEmpty()) {
-        Path keep = Path.of("target", "soak-" + storeKind + "-" + seed).toAbsolutePath();
-        copy(dir, keep);
-        System.out.printf("soak on %s: event logs and process output kept in %s%n", storeKind, keep);
+      if (!r.clean()) {
+        FleetChecks.keepLogs(fleet, "soak-" + storeKind + "-" + seed);
       }
       assertThat(r.overlaps()).as("overlapping owners").isEmpty();
       assertThat(r.problems()).as("event log problems").isEmpty();
       assertThat(done.getOrDefault(Action.KILL, 0) + done.getOrDefault(Action.PAUSE, 0)).as("chaos happened").isPositive();
       assertThat(pct(gaps, 100)).as("a unit stayed unowned longer than the failover bound").isLessThanOrEqualTo(MAX_GAP_MILLIS);
-    }
-  }
-
-  private static void copy(Path from, Path to) throws java.io.IOException {
-    java.nio.file.Files.createDirectories(to);
-    try (var files = java.nio.file.Files.list(from)) {
-      for (Path f : (Iterable<Path>) files::iterator) {
-        java.nio.file.Files.copy(f, to.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-      }
     }
   }
 

@@ -483,50 +483,7 @@ public final class RendezvousAssigner implements Assigner {
 
   /** Sorts idx by (keys unsigned, name): the table order of a member's units. */
   static void sortByHash(long[] keys, int[] idx, String[] names) {
-    quicksort(keys, idx, names, 0, keys.length - 1);
-  }
-
-  private static int cmp(long[] k, int[] idx, String[] names, int a, int b) {
-    int c = Long.compareUnsigned(k[a], k[b]);
-    return c != 0 ? c : Names.compareBytes(names[idx[a]], names[idx[b]]);
-  }
-
-  private static void quicksort(long[] k, int[] idx, String[] names, int lo, int hi) {
-    while (hi - lo > 16) {
-      int mid = (lo + hi) >>> 1;
-      // median of three into hi
-      if (cmp(k, idx, names, mid, lo) < 0) swap(k, idx, mid, lo);
-      if (cmp(k, idx, names, hi, lo) < 0) swap(k, idx, hi, lo);
-      if (cmp(k, idx, names, mid, hi) < 0) swap(k, idx, mid, hi);
-      int i = lo;
-      for (int j = lo; j < hi; j++) {
-        if (cmp(k, idx, names, j, hi) < 0) {
-          swap(k, idx, i++, j);
-        }
-      }
-      swap(k, idx, i, hi);
-      if (i - lo < hi - i) {
-        quicksort(k, idx, names, lo, i - 1);
-        lo = i + 1;
-      } else {
-        quicksort(k, idx, names, i + 1, hi);
-        hi = i - 1;
-      }
-    }
-    for (int i = lo + 1; i <= hi; i++) {
-      for (int j = i; j > lo && cmp(k, idx, names, j, j - 1) < 0; j--) {
-        swap(k, idx, j, j - 1);
-      }
-    }
-  }
-
-  private static void swap(long[] k, int[] idx, int a, int b) {
-    long t = k[a];
-    k[a] = k[b];
-    k[b] = t;
-    int s = idx[a];
-    idx[a] = idx[b];
-    idx[b] = s;
+    KeySort.sortUnsignedThenName(keys, idx, names);
   }
 
   // ---------------------------------------------------------------------------- incremental

@@ -1,9 +1,14 @@
 package io.allot.core.assign;
 
-import io.allot.core.hash.Md5;
 import io.allot.core.model.Member;
 import io.allot.core.model.Names;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.security.DigestException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -28,9 +33,9 @@ import java.util.stream.IntStream;
  * lists each member's units in the order they were collected, which is the order of the original's
  * {@code "u1,u2"} hash values.
  *
- * <p><b>How it is fast.</b> The 50&middot;N points are hashed once, in parallel, by an
- * allocation-free {@link Md5}, into primitive arrays (High plus the point's index {@code unit * 50
- * + j}; Low is recomputed only where two Highs are equal), bucketed on the top bits of High and
+ * <p><b>How it is fast.</b> The 50&middot;N points are hashed once, in parallel (the JDK's MD5, {@link
+ * RingHash}), into primitive arrays (High plus the point's index {@code unit * 50 + j}; Low is
+ * recomputed only where two Highs are equal), bucketed on the top bits of High and
  * sorted per bucket. Removed units are not taken off the ring: an alive flag per unit makes the
  * walk skip their points, and the ring is compacted whenever more than half of it is dead. Total
  * work is O(50&middot;N) hashing, an O(50&middot;N) bucket sort and O(50&middot;N) walking, plus an
@@ -57,13 +62,13 @@ import java.util.stream.IntStream;
  */
 public final class SeedRingAssigner implements Assigner {
   /** Points each unit puts on the ring (the original's weight). */
-  static final int POINTS_PER_UNIT = 50; // even and in 10..100: see hashPoints
+  static final int POINTS_PER_UNIT = 50; // at most 100: j has one or two digits
   /** The most units one ring can hold: 50 points each, indexed by {@code int}. */
   public static final int MAX_UNITS = Integer.MAX_VALUE / POINTS_PER_UNIT;
 
   private static final int PARALLEL_MIN_UNITS = 1_000;
   private static final int MAX_BUCKET_BITS = 20;
-  private static final int INSERTION_SORT_MAX = 32;
+  private static final int POINTS_PER_BUCKET = 32; // a bucket this small is sorted by insertion sort
 
   public SeedRingAssigner() {}
 
@@ -100,6 +105,7 @@ public final class SeedRingAssigner implements Assigner {
       Ring ring = Ring.build(us);
       int base = Math.max(1, n / m);
       long[] key = new long[2];
+      RingHash hash = new RingHash();
       for (int i = 0; i < m; i++) {
         Member member = active.get(i);
         int k = base;
@@ -116,7 +122,7 @@ public final class SeedRingAssigner implements Assigner {
           ring.compact(alive);
         }
         byte[] idBytes = member.id().getBytes(StandardCharsets.UTF_8);
-        Md5.digest(idBytes, idBytes.length, key);
+        hash.digest(idBytes, idBytes.length, key);
         String[] got = ring.collect(ring.upperBound(key[0], key[1]), k, alive);
         aliveUnits -= k;
         out.putOwned(member.id(), got);
@@ -203,7 +209,7 @@ public final class SeedRingAssigner implements Assigner {
               int lo = bucketStart[b];
               int hi = bucketStart[b + 1];
               if (hi - lo > 1) {
-                sort(high, point, lo, hi);
+                KeySort.sort(high, point, lo, hi);
                 ring.orderTies(lo, hi);
               }
             }
@@ -222,52 +228,31 @@ public final class SeedRingAssigner implements Assigner {
             int[] count = new int[buckets];
             int from = (int) ((long) n * c / chunks);
             int to = (int) ((long) n * (c + 1) / chunks);
-            // Two buffers: keys j and j + 1 are hashed together. The keys of one unit differ
-            // only in their digits, so each buffer is padded once for the one-digit keys
-            // ("-0".."-9") and once for the two-digit keys ("-10".."-49"); in between only the
-            // digits are rewritten.
-            byte[] bufA = new byte[64];
-            byte[] bufB = new byte[64];
-            long[] two = new long[2];
+            // the keys of one unit differ only in their digits: the name and '-' are written once
+            RingHash hash = new RingHash();
+            byte[] key = new byte[64];
             for (int u = from; u < to; u++) {
               byte[] name = units[u].getBytes(StandardCharsets.UTF_8);
               int len = name.length;
-              if (bufA.length < Md5.paddedLength(len + 3)) {
-                bufA = new byte[Md5.paddedLength(len + 3)];
-                bufB = new byte[bufA.length];
+              if (key.length < len + 3) {
+                key = new byte[len + 3];
               }
-              System.arraycopy(name, 0, bufA, 0, len);
-              System.arraycopy(name, 0, bufB, 0, len);
-              bufA[len] = '-';
-              bufB[len] = '-';
+              System.arraycopy(name, 0, key, 0, len);
+              key[len] = '-';
               int p = u * POINTS_PER_UNIT;
-              int keyLen = len + 2;
-              int padded = Md5.paddedLength(keyLen);
-              Md5.pad(bufA, keyLen);
-              Md5.pad(bufB, keyLen);
-              for (int j = 0; j < 10; j += 2, p += 2) {
-                bufA[len + 1] = (byte) ('0' + j);
-                bufB[len + 1] = (byte) ('0' + j + 1);
-                Md5.highOfPadded2(bufA, bufB, padded, two);
-                raw[p] = two[0];
-                raw[p + 1] = two[1];
-                count[bucket(two[0], shift)]++;
-                count[bucket(two[1], shift)]++;
-              }
-              keyLen = len + 3;
-              padded = Md5.paddedLength(keyLen);
-              Md5.pad(bufA, keyLen);
-              Md5.pad(bufB, keyLen);
-              for (int j = 10; j < POINTS_PER_UNIT; j += 2, p += 2) {
-                bufA[len + 1] = (byte) ('0' + j / 10);
-                bufA[len + 2] = (byte) ('0' + j % 10);
-                bufB[len + 1] = (byte) ('0' + (j + 1) / 10);
-                bufB[len + 2] = (byte) ('0' + (j + 1) % 10);
-                Md5.highOfPadded2(bufA, bufB, padded, two);
-                raw[p] = two[0];
-                raw[p + 1] = two[1];
-                count[bucket(two[0], shift)]++;
-                count[bucket(two[1], shift)]++;
+              for (int j = 0; j < POINTS_PER_UNIT; j++, p++) {
+                int keyLen;
+                if (j < 10) {
+                  key[len + 1] = (byte) ('0' + j);
+                  keyLen = len + 2;
+                } else {
+                  key[len + 1] = (byte) ('0' + j / 10);
+                  key[len + 2] = (byte) ('0' + j % 10);
+                  keyLen = len + 3;
+                }
+                long high = hash.high(key, keyLen);
+                raw[p] = high;
+                count[bucket(high, shift)]++;
               }
             }
             counts[c] = count;
@@ -398,17 +383,61 @@ public final class SeedRingAssigner implements Assigner {
       return c != 0 ? c : Integer.compare(pa % POINTS_PER_UNIT, pb % POINTS_PER_UNIT);
     }
 
-    /** MD5 of the key of point {@code p} ({@code unit + "-" + j}) into {@code hl}. */
+    /** MD5 of the key of point {@code p} ({@code unit + "-" + j}) into {@code hl}. Rare: only for equal Highs. */
     void digestOf(int p, long[] hl) {
       byte[] key =
           (units[p / POINTS_PER_UNIT] + "-" + (p % POINTS_PER_UNIT)).getBytes(StandardCharsets.UTF_8);
-      Md5.digest(key, key.length, hl);
+      new RingHash().digest(key, key.length, hl);
+    }
+  }
+
+  /**
+   * A key's position on the ring, as the original reads it (github.com/serialx/hashring's {@code Int64PairHashKey}):
+   * its MD5 digest's bytes 0&ndash;7 as a little-endian signed {@code long} (High) and bytes 8&ndash;15 likewise
+   * (Low). The JDK's {@link MessageDigest} (intrinsified on common CPUs); one instance per thread, not thread-safe.
+   * MD5 is used only because the original places its points with it, not for security.
+   */
+  static final class RingHash {
+    private static final VarHandle LE_LONG =
+        MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private final MessageDigest md;
+    private final byte[] out = new byte[16];
+
+    RingHash() {
+      try {
+        md = MessageDigest.getInstance("MD5");
+      } catch (NoSuchAlgorithmException e) {
+        throw new IllegalStateException("every Java platform has MD5", e);
+      }
+    }
+
+    /** High of {@code key[0..len)}. */
+    long high(byte[] key, int len) {
+      digest(key, len);
+      return (long) LE_LONG.get(out, 0);
+    }
+
+    /** High into {@code hl[0]}, Low into {@code hl[1]}. */
+    void digest(byte[] key, int len, long[] hl) {
+      digest(key, len);
+      hl[0] = (long) LE_LONG.get(out, 0);
+      hl[1] = (long) LE_LONG.get(out, 8);
+    }
+
+    private void digest(byte[] key, int len) {
+      md.update(key, 0, len);
+      try {
+        md.digest(out, 0, out.length);
+      } catch (DigestException e) {
+        throw new IllegalStateException("16 bytes hold an MD5 digest", e);
+      }
     }
   }
 
   /** Bits of High used for buckets: about 32 points per bucket, at most 2^20 buckets. */
   static int bucketBits(int total) {
-    int target = total / INSERTION_SORT_MAX;
+    int target = total / POINTS_PER_BUCKET;
     return target < 2 ? 0 : Math.min(MAX_BUCKET_BITS, 31 - Integer.numberOfLeadingZeros(target));
   }
 
@@ -423,115 +452,5 @@ public final class SeedRingAssigner implements Assigner {
       r = r.parallel();
     }
     r.forEach(body);
-  }
-
-  // ---- sorting a long[] by value, carrying an int[] along ----
-
-  /** Sorts {@code a[lo..hi)} ascending (signed), permuting {@code p} the same way. */
-  static void sort(long[] a, int[] p, int lo, int hi) {
-    introSort(a, p, lo, hi, 2 * (32 - Integer.numberOfLeadingZeros(hi - lo)));
-  }
-
-  static void introSort(long[] a, int[] p, int lo, int hi, int depth) {
-    while (hi - lo > INSERTION_SORT_MAX) {
-      if (depth-- == 0) {
-        heapSort(a, p, lo, hi);
-        return;
-      }
-      int mid = (lo + hi) >>> 1;
-      // median of three into a[lo]
-      sort3(a, p, lo, mid, hi - 1);
-      swap(a, p, lo, mid);
-      long pivot = a[lo];
-      // Hoare partition around a[lo]
-      int i = lo;
-      int j = hi;
-      while (true) {
-        do {
-          i++;
-        } while (i < hi && a[i] < pivot);
-        do {
-          j--;
-        } while (a[j] > pivot);
-        if (i >= j) {
-          break;
-        }
-        swap(a, p, i, j);
-      }
-      swap(a, p, lo, j);
-      // recurse on the smaller side, loop on the larger
-      if (j - lo < hi - j - 1) {
-        introSort(a, p, lo, j, depth);
-        lo = j + 1;
-      } else {
-        introSort(a, p, j + 1, hi, depth);
-        hi = j;
-      }
-    }
-    insertionSort(a, p, lo, hi);
-  }
-
-  private static void sort3(long[] a, int[] p, int x, int y, int z) {
-    if (a[y] < a[x]) {
-      swap(a, p, x, y);
-    }
-    if (a[z] < a[y]) {
-      swap(a, p, y, z);
-      if (a[y] < a[x]) {
-        swap(a, p, x, y);
-      }
-    }
-  }
-
-  private static void insertionSort(long[] a, int[] p, int lo, int hi) {
-    for (int i = lo + 1; i < hi; i++) {
-      long v = a[i];
-      int q = p[i];
-      int j = i - 1;
-      while (j >= lo && a[j] > v) {
-        a[j + 1] = a[j];
-        p[j + 1] = p[j];
-        j--;
-      }
-      a[j + 1] = v;
-      p[j + 1] = q;
-    }
-  }
-
-  private static void heapSort(long[] a, int[] p, int lo, int hi) {
-    int n = hi - lo;
-    for (int i = n / 2 - 1; i >= 0; i--) {
-      siftDown(a, p, lo, i, n);
-    }
-    for (int end = n - 1; end > 0; end--) {
-      swap(a, p, lo, lo + end);
-      siftDown(a, p, lo, 0, end);
-    }
-  }
-
-  private static void siftDown(long[] a, int[] p, int lo, int i, int n) {
-    while (true) {
-      int child = 2 * i + 1;
-      if (child >= n) {
-        return;
-      }
-      if (child + 1 < n && a[lo + child + 1] > a[lo + child]) {
-        child++;
-      }
-      if (a[lo + i] >= a[lo + child]) {
-        return;
-      }
-      swap(a, p, lo + i, lo + child);
-      i = child;
-    }
-  }
-
-  private static void swap(long[] a, int[] p, int i, int j) {
-    long t = a[i];
-    a[i] = a[j];
-    a[j] = t;
-    int s = p[i];
-    p[i] = p[j];
-    p[j] = s;
   }
 }

@@ -39,13 +39,7 @@ public final class Names {
    * @throws IllegalArgumentException naming the problem
    */
   public static String checkUnit(String unit) {
-    if (unit == null) {
-      throw new IllegalArgumentException("unit name is null");
-    }
-    if (unit.isEmpty()) {
-      throw new IllegalArgumentException("unit name is empty");
-    }
-    return unit;
+    return checkNotEmpty(unit, "unit name");
   }
 
   /**
@@ -55,13 +49,17 @@ public final class Names {
    * @throws IllegalArgumentException naming the problem
    */
   public static String checkMember(String member) {
-    if (member == null) {
-      throw new IllegalArgumentException("member id is null");
+    return checkNotEmpty(member, "member id");
+  }
+
+  private static String checkNotEmpty(String value, String what) {
+    if (value == null) {
+      throw new IllegalArgumentException(what + " is null");
     }
-    if (member.isEmpty()) {
-      throw new IllegalArgumentException("member id is empty");
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException(what + " is empty");
     }
-    return member;
+    return value;
   }
 
   /** Quotes a name for an error message, showing invisible characters. */

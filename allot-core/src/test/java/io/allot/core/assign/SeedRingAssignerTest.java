@@ -3,7 +3,6 @@ package io.allot.core.assign;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.allot.core.hash.Md5;
 import io.allot.core.model.Member;
 import io.allot.core.model.Names;
 import java.nio.charset.StandardCharsets;
@@ -201,11 +200,29 @@ class SeedRingAssignerTest {
 
   // ---------------------------------------------------------------- internals
 
+  /** High and Low of {@code s}'s MD5, computed apart from {@link SeedRingAssigner.RingHash}. */
   static long[] md5(String s) {
-    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("MD5").digest(s.getBytes(StandardCharsets.UTF_8));
+      java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(d).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+      return new long[] {b.getLong(0), b.getLong(8)};
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  @Test
+  void ringHashReadsTheDigestAsTwoLittleEndianLongs() {
+    // RFC 1321: MD5("") = d41d8cd98f00b204 e9800998ecf8427e, MD5("abc") = 900150983cd24fb0 d6963f7d28e17f72
     long[] hl = new long[2];
-    Md5.digest(b, b.length, hl);
-    return hl;
+    SeedRingAssigner.RingHash h = new SeedRingAssigner.RingHash();
+    h.digest(new byte[0], 0, hl);
+    assertThat(hl).containsExactly(0x04b2008fd98c1dd4L, 0x7e42f8ec980980e9L);
+    byte[] abc = "abc!".getBytes(StandardCharsets.US_ASCII);
+    h.digest(abc, 3, hl); // only the first len bytes count
+    assertThat(hl).containsExactly(0xb04fd23c98500190L, 0x727fe1287d3f96d6L);
+    assertThat(h.high(abc, 3)).isEqualTo(0xb04fd23c98500190L);
+    assertThat(md5("abc")).containsExactly(hl);
   }
 
   @Test
@@ -281,38 +298,5 @@ class SeedRingAssignerTest {
     long[] k = md5("b-7");
     int i = ring.upperBound(5, k[1]);
     assertThat(point[(i + point.length - 1) % point.length]).isEqualTo(57);
-  }
-
-  @Test
-  void sortMatchesArraysSortIncludingTheHeapSortFallback() {
-    Random rnd = new Random(42);
-    for (int round = 0; round < 300; round++) {
-      int n = rnd.nextInt(400);
-      long[] a = new long[n];
-      int kind = round % 4;
-      for (int i = 0; i < n; i++) {
-        a[i] =
-            switch (kind) {
-              case 0 -> rnd.nextLong();
-              case 1 -> rnd.nextInt(5) - 2; // many duplicates
-              case 2 -> i; // sorted
-              default -> n - i; // reversed
-            };
-      }
-      int[] p = IntStream.range(0, n).toArray();
-      long[] orig = a.clone();
-      if (round % 3 == 0) {
-        SeedRingAssigner.introSort(a, p, 0, n, 0); // straight to heap sort
-      } else {
-        SeedRingAssigner.sort(a, p, 0, n);
-      }
-      long[] want = orig.clone();
-      Arrays.sort(want);
-      assertThat(a).isEqualTo(want);
-      for (int i = 0; i < n; i++) {
-        assertThat(orig[p[i]]).isEqualTo(a[i]);
-      }
-      assertThat(Arrays.stream(p).sorted().toArray()).isEqualTo(IntStream.range(0, n).toArray());
-    }
   }
 }

@@ -23,7 +23,7 @@ import java.util.Map;
  *   <li>{@code github.com/scientificideas/distributor}: {@code Distributor.PutToMatchingTable}.
  * </ul>
  *
- * Hashes come from {@link MessageDigest}, not from {@code io.allot.core.hash.Md5}. The only
+ * Hashes come from {@link MessageDigest}, read here (not through {@code SeedRingAssigner.RingHash}). The only
  * additions are allot's documented capacity adaptation ({@code capacities}, null for none) and a
  * memo of key hashes (a pure function) so that the quadratic rebuilds stay affordable in tests.
  */

@@ -42,13 +42,13 @@ public final class DevMode implements AutoCloseable {
     for (int i = 0; i < memberCount; i++) {
       DemoMember m = new DemoMember(0, true, i % 2 == 1).start(); // every other one also answers the legacy ping
       members.add(m);
-      store.addToList(GROUP, m.address());
+      store.seedKeys().addToList(GROUP, m.address());
     }
     List<String> units = new ArrayList<>();
     for (int i = 1; i <= unitCount; i++) {
       units.add(String.format("unit-%02d", i));
     }
-    store.replaceList(UNITS, units);
+    store.seedKeys().replaceList(UNITS, units);
     Duration timeout = Duration.ofSeconds(1);
     DistributorSettings s =
         new DistributorSettings(List.of(GROUP), UNITS, TABLE, poll, timeout, 2, false,
@@ -60,7 +60,7 @@ public final class DevMode implements AutoCloseable {
     out.printf("%n%s  epoch %d  table of %s (%s):%n", LocalTime.now().format(TIME), p.epoch(), group,
         p.down().isEmpty() ? "all members up" : p.down().size() + " down");
     Map<String, List<String>> byMember = p.table().byMember();
-    for (String m : store.list(GROUP).stream().sorted().toList()) {
+    for (String m : store.seedKeys().list(GROUP).stream().sorted().toList()) {
       List<String> units = byMember.get(m);
       String state = p.down().contains(m) ? "DOWN" : units == null ? "not answering yet" : units.size() + " units";
       out.printf("  %-16s %-18s %s%n", m, state, units == null ? "" : String.join(",", units));
@@ -71,7 +71,7 @@ public final class DevMode implements AutoCloseable {
   /** Runs until {@code duration} passes (or forever if null) or {@link #close()} is called. */
   public void run(Duration duration) throws InterruptedException {
     out.printf("allot dev: distributor on the in-memory store, %d demo members (gRPC on 127.0.0.1), %d units.%n",
-        members.size(), store.list(UNITS).size());
+        members.size(), store.seedKeys().list(UNITS).size());
     out.printf("Every %ds one member is stopped or restarted; watch the units move. Ctrl-C to quit.%n", chaosEvery.toSeconds());
     server.start();
     long end = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();

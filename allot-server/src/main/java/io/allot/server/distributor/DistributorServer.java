@@ -5,6 +5,7 @@ import io.allot.core.assign.Assigners;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
 import io.allot.store.Subscription;
+import io.allot.store.Topic;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -13,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
@@ -21,24 +23,23 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs one {@link GroupDistributor} per services namespace, each on its own thread, every
- * poll-interval and whenever the store announces a change. Closing it stops the loops and
- * releases leadership, so a standby takes over at once instead of after the lease TTL.
+ * poll-interval, whenever the store announces a change, and at the group's next lease or hold end
+ * ({@link GroupDistributor#millisToNextChange()}: a dead worker's units move the moment they can be
+ * claimed). Closing it stops the loops and releases leadership, so a standby takes over at once
+ * instead of after the lease TTL.
  */
 public final class DistributorServer implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(DistributorServer.class);
-
-  /** Channel on which members and tools announce that a services or units list changed. */
-  public static String changesChannel(String key) {
-    return "allot:changes:" + key;
-  }
 
   private final Store store;
   private final DistributorSettings settings;
   private final Pinger pinger;
   private final List<GroupDistributor> groups = new ArrayList<>();
+  // filled by start() and read by close(): call them one after the other
   private final List<ScheduledExecutorService> loops = new ArrayList<>();
   private final List<Subscription> subscriptions = new ArrayList<>();
-  private final ConcurrentHashMap<String, AtomicBoolean> pending = new ConcurrentHashMap<>();
+  /** The pending early round of each group (at its next lease or hold end); written by its loop thread. */
+  private final ConcurrentHashMap<String, ScheduledFuture<?>> wakeups = new ConcurrentHashMap<>();
   private final String holder;
   private volatile boolean closed;
 
@@ -66,21 +67,19 @@ public final class DistributorServer implements AutoCloseable {
               });
       loops.add(loop);
       AtomicBoolean flag = new AtomicBoolean();
-      pending.put(g.group(), flag);
-      loop.scheduleWithFixedDelay(() -> runCycle(g, flag), 0, settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+      loop.scheduleWithFixedDelay(() -> runCycle(g, loop, flag), 0, settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
       Runnable trigger =
           () -> {
             if (!closed && flag.compareAndSet(false, true)) {
-              loop.execute(() -> runCycle(g, flag));
+              loop.execute(() -> runCycle(g, loop, flag));
             }
           };
       try {
-        subscriptions.add(store.subscribe(changesChannel(g.group()), m -> trigger.run()));
-        subscriptions.add(store.subscribe(changesChannel(settings.workunitsNamespace()), m -> trigger.run()));
-        subscriptions.add(store.subscribe(Store.membersChannel(g.group()), m -> trigger.run()));
-        // Redis keyspace notifications, when the server has them on (notify-keyspace-events Kl or KA)
-        subscriptions.add(store.subscribe("__keyspace@0__:" + g.group(), m -> trigger.run()));
-        subscriptions.add(store.subscribe("__keyspace@0__:" + settings.workunitsNamespace(), m -> trigger.run()));
+        // a services or units list changed (the Redis store also maps these to keyspace notifications, when the
+        // server has them on), or a registered member joined, changed or left
+        for (Topic t : List.of(Topic.key(g.group()), Topic.key(settings.workunitsNamespace()), Topic.members(g.group()))) {
+          subscriptions.add(store.notifications().subscribe(t, m -> trigger.run()));
+        }
       } catch (RuntimeException e) {
         log.warn("change notifications unavailable ({}); relying on -poll-interval", e.toString());
       }
@@ -92,20 +91,16 @@ public final class DistributorServer implements AutoCloseable {
     return this;
   }
 
-  private final ConcurrentHashMap<String, java.util.concurrent.ScheduledFuture<?>> wakeups = new ConcurrentHashMap<>();
-
-  private void runCycle(GroupDistributor g, AtomicBoolean flag) {
+  private void runCycle(GroupDistributor g, ScheduledExecutorService loop, AtomicBoolean flag) {
     flag.set(false);
     if (closed) {
       return;
     }
     g.cycle();
-    long wait = g.millisToNextLeaseExpiry();
+    long wait = g.millisToNextChange(); // a lease ends (its units become claimable) or a hold runs out
     if (wait < settings.pollInterval().toMillis()) {
-      ScheduledExecutorService loop = loops.get(groups.indexOf(g));
-      java.util.concurrent.ScheduledFuture<?> f =
-          loop.schedule(() -> runCycle(g, flag), Math.max(wait, 0) + 5, TimeUnit.MILLISECONDS);
-      java.util.concurrent.ScheduledFuture<?> old = wakeups.put(g.group(), f);
+      ScheduledFuture<?> f = loop.schedule(() -> runCycle(g, loop, flag), wait + 1, TimeUnit.MILLISECONDS);
+      ScheduledFuture<?> old = wakeups.put(g.group(), f);
       if (old != null) {
         old.cancel(false);
       }

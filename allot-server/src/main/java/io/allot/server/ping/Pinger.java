@@ -5,6 +5,7 @@ import com.google.common.util.concurrent.Futures;
 import com.google.common.util.concurrent.ListenableFuture;
 import com.google.common.util.concurrent.MoreExecutors;
 import com.google.protobuf.Empty;
+import io.allot.ping.LegacyPing;
 import io.allot.server.config.HostPort;
 import io.grpc.CallOptions;
 import io.grpc.ConnectivityState;

@@ -29,7 +29,8 @@ class DevModeTest {
       Awaitility.await().atMost(Duration.ofSeconds(20))
           .until(() -> {
             String s = buf.toString(StandardCharsets.UTF_8);
-            return s.indexOf("all members up", s.indexOf("DOWN")) > 0;
+            // the whole table printed after it, one line per member (the header comes first)
+            return s.indexOf("all members up", s.indexOf("DOWN")) > 0 && tableAt(s, "epoch 3").lines().count() == 3;
           });
       String s = buf.toString(StandardCharsets.UTF_8);
       assertThat(s).contains("epoch 1").contains("epoch 2").contains(">>> stopping member").contains(">>> restarting member");

@@ -11,6 +11,13 @@ import io.allot.server.ping.Pinger;
 import io.allot.store.FencedException;
 import io.allot.store.Lease;
 import io.allot.store.Store;
+import io.allot.store.Stores;
+import io.allot.store.Tables;
+import io.allot.store.Topic;
+import io.allot.testkit.RedisServer;
+import io.allot.testkit.Signals;
+import io.allot.testkit.Signals.Signal;
+import io.allot.testkit.TestServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -21,12 +28,9 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -34,13 +38,18 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The distributor against a real Redis (127.0.0.1:6379 or throwaway servers) and real gRPC members. */
+/**
+ * The distributor against a real Redis and real gRPC members: the shared server of {@link TestServers#redisUri()}
+ * (every test under its own key prefix), a throwaway {@link RedisServer} where a test breaks its server or needs
+ * settings of its own.
+ */
 class DistributorRedisTest {
   static final Duration POLL = Duration.ofMillis(200);
   static final Duration TIMEOUT = Duration.ofMillis(300);
   static final Duration TTL = Duration.ofMillis(1500);
   static final int K = 2;
 
+  static String redisUri;
   static Store redis;
   String p; // key prefix of this test
   String group;
@@ -48,9 +57,15 @@ class DistributorRedisTest {
   String tableKey;
   final List<AutoCloseable> closeLater = new ArrayList<>();
 
+  /** Store URI {@code uri} with short timeouts (the tests kill, pause and restart servers). */
+  static String withShortTimeouts(String uri) {
+    return uri + (uri.contains("?") ? "&" : "?") + "timeout=500ms&connect_timeout=500ms";
+  }
+
   @BeforeAll
   static void connect() {
-    redis = Stores.redis("127.0.0.1:6379");
+    redisUri = withShortTimeouts(TestServers.redisUri());
+    redis = Stores.open(redisUri);
   }
 
   @AfterAll
@@ -91,8 +106,17 @@ class DistributorRedisTest {
   DemoMember member(boolean health, boolean legacy, Store store) {
     DemoMember m = new DemoMember(0, health, legacy).start();
     closeLater.add(m);
-    store.addToList(group, m.address());
+    store.seedKeys().addToList(group, m.address());
     return m;
+  }
+
+  /** Two health-pinged members in the group and {@code n} units in the units list; returns the units. */
+  List<String> twoMembersAndUnits(Store store, int n) {
+    member(true, false, store);
+    member(true, false, store);
+    List<String> units = units(n);
+    store.seedKeys().replaceList(unitsKey, units);
+    return units;
   }
 
   List<String> units(int n) {
@@ -105,7 +129,7 @@ class DistributorRedisTest {
 
   static Map<String, List<String>> table(Store store, String key) {
     Map<String, List<String>> out = new HashMap<>();
-    store.hash(key).forEach((m, v) -> out.put(m, SeedLayout.split(v)));
+    store.tables().read(key).forEach((m, v) -> out.put(m, SeedLayout.split(v)));
     return out;
   }
 
@@ -122,18 +146,18 @@ class DistributorRedisTest {
       ms.add(member(false, true, redis)); // members that only know proto.GRPCPinger/Ping
     }
     List<String> units = units(23);
-    redis.replaceList(unitsKey, units);
+    redis.seedKeys().replaceList(unitsKey, units);
     server(redis, "seed-ring", null);
     Map<String, String> expected =
         new SeedRingAssigner().assign(ms.stream().map(m -> Member.of(m.address())).toList(), units).toDistributionHash();
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.hash(tableKey).equals(expected));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.tables().read(tableKey).equals(expected));
   }
 
   @Test
   void aKilledMemberLosesItsUnitsAndGetsThemBack() {
     List<DemoMember> ms = List.of(member(true, false, redis), member(true, true, redis), member(true, false, redis));
     List<String> units = units(30);
-    redis.replaceList(unitsKey, units);
+    redis.seedKeys().replaceList(unitsKey, units);
     // unbounded: "only the victim's units move" is exact there; with the load bound a member that becomes the
     // first choice of more units than its new bound may pass one of its own on (members are on random ports, so
     // whether the bound binds differs from run to run)
@@ -163,29 +187,27 @@ class DistributorRedisTest {
 
   @Test
   void theTableFollowsUnitsAddedAndRemoved() {
-    member(true, false, redis);
-    member(true, false, redis);
-    List<String> units = units(10);
-    redis.replaceList(unitsKey, units);
+    List<String> units = twoMembersAndUnits(redis, 10);
     server(redis, "balanced", null);
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), units));
     List<String> more = new ArrayList<>(units.subList(3, 10));
     more.add("new-1");
     more.add("new-2");
-    redis.replaceList(unitsKey, more);
-    redis.notify(DistributorServer.changesChannel(unitsKey), "changed");
+    redis.seedKeys().replaceList(unitsKey, more);
+    redis.notifications().publish(Topic.key(unitsKey), "changed");
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
     assertThat(table(redis, tableKey).values()).allSatisfy(l -> assertThat(l.size()).isBetween(4, 5));
   }
 
   @Test
-  void keyspaceNotificationsTriggerARoundWithoutWaitingForThePollInterval() throws Exception {
-    try (TestRedis r = new TestRedis("--notify-keyspace-events", "Kl")) {
-      Store store = Stores.redis(r.address());
+  void keyspaceNotificationsTriggerARoundWithoutWaitingForThePollInterval() {
+    // the shared server may not announce key changes: this one is told to (K: keyspace channel, l: list commands)
+    try (RedisServer r = RedisServer.builder().args("--notify-keyspace-events", "Kl").start()) {
+      Store store = Stores.open(withShortTimeouts(r.uri()));
       closeLater.add(store);
       member(true, false, store);
       List<String> units = units(5);
-      store.replaceList(unitsKey, units);
+      store.seedKeys().replaceList(unitsKey, units);
       DistributorSettings slow =
           new DistributorSettings(List.of(group), unitsKey, tableKey, Duration.ofSeconds(30), Duration.ofSeconds(2), K, false, Duration.ofSeconds(90),
               "rendezvous", Pinger.Mode.AUTO);
@@ -194,7 +216,7 @@ class DistributorRedisTest {
       s.start(); // the first round runs at once
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), units));
       List<String> more = units(7);
-      store.replaceList(unitsKey, more); // no explicit notification: Redis itself announces the change
+      store.seedKeys().replaceList(unitsKey, more); // no explicit notification: Redis itself announces the change
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), more));
     }
   }
@@ -202,19 +224,16 @@ class DistributorRedisTest {
   @Test
   void badDataIsSkippedNotFatal() {
     member(true, false, redis);
-    redis.addToList(group, "not-an-address");
-    redis.replaceList(unitsKey, List.of("good-1", "bad,unit", "good-2", "good-1"));
+    redis.seedKeys().addToList(group, "not-an-address");
+    redis.seedKeys().replaceList(unitsKey, List.of("good-1", "bad,unit", "good-2", "good-1"));
     server(redis, "rendezvous", null);
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), List.of("good-1", "good-2")));
-    assertThat(redis.hash(tableKey)).doesNotContainKey("not-an-address");
+    assertThat(redis.tables().read(tableKey)).doesNotContainKey("not-an-address");
   }
 
   @Test
   void ofTwoDistributorsExactlyOneWritesAndTheOtherTakesOverWhenItStops() {
-    member(true, false, redis);
-    member(true, false, redis);
-    List<String> units = units(12);
-    redis.replaceList(unitsKey, units);
+    List<String> units = twoMembersAndUnits(redis, 12);
     List<Long> a = new CopyOnWriteArrayList<>();
     List<Long> b = new CopyOnWriteArrayList<>();
     DistributorServer sa = server(redis, "rendezvous", a);
@@ -230,46 +249,41 @@ class DistributorRedisTest {
     long t0 = System.nanoTime();
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> standby.groups().get(0).isLeader());
     System.out.printf("graceful handover took %d ms%n", (System.nanoTime() - t0) / 1_000_000);
-    List<String> more = units(14);
-    redis.replaceList(unitsKey, more);
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
+    unitsChangeAndTheTableFollows(redis, 14);
     assertThat(standbyEpochs).isNotEmpty();
   }
 
   @Test
   void aStaleLeaseCannotPublish() {
-    String lease = Store.tableLeaseName(tableKey, group);
-    Lease old = redis.tryAcquire(lease, "old", Duration.ofMillis(300)).orElseThrow();
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.tryAcquire(lease, "new", Duration.ofSeconds(5)).isPresent());
-    Lease current = redis.currentLeader(lease).orElseThrow();
+    String lease = Tables.leaseName(tableKey, group);
+    Lease old = redis.leadership().tryAcquire(lease, "old", Duration.ofMillis(300)).orElseThrow();
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.leadership().tryAcquire(lease, "new", Duration.ofSeconds(5)).isPresent());
+    Lease current = redis.leadership().current(lease).orElseThrow();
     assertThat(current.token()).isGreaterThan(old.token());
-    redis.publish(current, tableKey, group, Map.of("m:1", "a,b"));
-    assertThatThrownBy(() -> redis.publish(old, tableKey, group, Map.of("m:1", "evil"))).isInstanceOf(FencedException.class);
-    assertThat(redis.hash(tableKey)).containsEntry("m:1", "a,b");
+    redis.tables().publish(current, tableKey, group, Map.of("m:1", "a,b"));
+    assertThatThrownBy(() -> redis.tables().publish(old, tableKey, group, Map.of("m:1", "evil"))).isInstanceOf(FencedException.class);
+    assertThat(redis.tables().read(tableKey)).containsEntry("m:1", "a,b");
   }
 
   @Test
-  void recoversFromARedisRestartWithoutBeingRestarted() throws Exception {
-    try (TestRedis r = new TestRedis()) {
-      Store store = Stores.redis(r.address());
+  void recoversFromARedisRestartWithoutBeingRestarted() {
+    try (RedisServer r = RedisServer.start()) {
+      Store store = Stores.open(withShortTimeouts(r.uri()));
       closeLater.add(store);
-      member(true, false, store);
-      member(true, false, store);
-      List<String> units = units(8);
-      store.replaceList(unitsKey, units);
+      List<String> units = twoMembersAndUnits(store, 8);
       DistributorServer s = server(store, "rendezvous", null);
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), units));
       Map<String, List<String>> before = table(store, tableKey);
-      List<String> members = store.list(group);
+      List<String> members = store.seedKeys().list(group);
       r.kill();
       // the leader cannot renew against a dead store, so it steps down
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !s.groups().get(0).isLeader());
-      r.start(); // empty: it kept nothing
+      r.restart(); // same port, empty: it kept nothing
       // the client reconnects in the background; re-seed the lists once it is connected again
       Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
-        store.replaceList(unitsKey, units);
+        store.seedKeys().replaceList(unitsKey, units);
         for (String m : members) {
-          store.addToList(group, m);
+          store.seedKeys().addToList(group, m);
         }
         return true;
       });
@@ -279,54 +293,60 @@ class DistributorRedisTest {
 
   @Test
   void aKilledLeaderProcessIsReplacedWithinTheLeaseTtl() throws Exception {
-    member(true, false, redis);
-    member(true, false, redis);
-    List<String> units = units(10);
-    redis.replaceList(unitsKey, units);
-    Process a = startProcess();
-    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> covers(table(redis, tableKey), units));
+    Process a = leaderProcessOfTwoMembersAndTenUnits();
     List<Long> epochs = new CopyOnWriteArrayList<>();
     DistributorServer b = server(redis, "rendezvous", epochs);
     Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !b.groups().get(0).isLeader());
-    a.destroyForcibly().waitFor(5, TimeUnit.SECONDS); // kill -9: no chance to release the lease
-    long t0 = System.nanoTime();
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> b.groups().get(0).isLeader());
-    System.out.printf("standby took over from a killed leader after %d ms (lease ttl %d ms)%n", (System.nanoTime() - t0) / 1_000_000, TTL.toMillis());
-    List<String> more = units(11);
-    redis.replaceList(unitsKey, more);
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
+    Signals.send(a, Signal.KILL); // kill -9: no chance to release the lease
+    assertThat(a.waitFor(5, TimeUnit.SECONDS)).isTrue();
+    awaitTakeOver(b, "killed");
+    unitsChangeAndTheTableFollows(redis, 11);
     assertThat(epochs).isNotEmpty();
   }
 
   @Test
   void aPausedLeaderIsReplacedAndCannotOverwriteWhenResumed() throws Exception {
-    member(true, false, redis);
-    member(true, false, redis);
-    List<String> units = units(10);
-    redis.replaceList(unitsKey, units);
-    Process a = startProcess();
-    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> covers(table(redis, tableKey), units));
-    Lease aLease = redis.currentLeader(Store.tableLeaseName(tableKey, group)).orElseThrow();
-    signal(a, "STOP");
+    Process a = leaderProcessOfTwoMembersAndTenUnits();
+    Lease aLease = redis.leadership().current(Tables.leaseName(tableKey, group)).orElseThrow();
+    Signals.send(a, Signal.STOP);
     DistributorServer b = server(redis, "rendezvous", null);
+    awaitTakeOver(b, "paused");
+    unitsChangeAndTheTableFollows(redis, 13);
+    Map<String, String> bTable = redis.tables().read(tableKey);
+    // resume the old leader: its renew fails and its writes are fenced; the table stays B's
+    Signals.send(a, Signal.CONT);
+    assertThatThrownBy(() -> redis.tables().publish(aLease, tableKey, group, Map.of())).isInstanceOf(FencedException.class);
+    Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> redis.tables().read(tableKey).equals(bTable));
+    assertThat(b.groups().get(0).isLeader()).isTrue();
+  }
+
+  /** Replaces the units list with {@code n} units and waits until the published table holds exactly them. */
+  void unitsChangeAndTheTableFollows(Store store, int n) {
+    List<String> more = units(n);
+    store.seedKeys().replaceList(unitsKey, more);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), more));
+  }
+
+  /** Waits until standby {@code b} leads the group, and prints how long that took. */
+  static void awaitTakeOver(DistributorServer b, String leaderWas) {
     long t0 = System.nanoTime();
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> b.groups().get(0).isLeader());
-    System.out.printf("standby took over from a paused leader after %d ms (lease ttl %d ms)%n", (System.nanoTime() - t0) / 1_000_000, TTL.toMillis());
-    List<String> more = units(13);
-    redis.replaceList(unitsKey, more);
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), more));
-    Map<String, String> bTable = redis.hash(tableKey);
-    // resume the old leader: its renew fails and its writes are fenced; the table stays B's
-    signal(a, "CONT");
-    assertThatThrownBy(() -> redis.publish(aLease, tableKey, group, Map.of())).isInstanceOf(FencedException.class);
-    Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> redis.hash(tableKey).equals(bTable));
-    assertThat(b.groups().get(0).isLeader()).isTrue();
+    System.out.printf("standby took over from a %s leader after %d ms (lease ttl %d ms)%n", leaderWas,
+        (System.nanoTime() - t0) / 1_000_000, TTL.toMillis());
+  }
+
+  /** Two members, ten units and a distributor in another process, once that one has published them all. */
+  private Process leaderProcessOfTwoMembersAndTenUnits() throws Exception {
+    List<String> units = twoMembersAndUnits(redis, 10);
+    Process a = startProcess();
+    Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> covers(table(redis, tableKey), units));
+    return a;
   }
 
   private Process startProcess() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     ProcessBuilder pb =
-        new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DistributorProcessMain.class.getName(), "127.0.0.1:6379", group,
+        new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DistributorProcessMain.class.getName(), redisUri, group,
             unitsKey, tableKey, "rendezvous", String.valueOf(POLL.toMillis()), String.valueOf(TIMEOUT.toMillis()), String.valueOf(TTL.toMillis()))
             .redirectErrorStream(true);
     Process proc = pb.start();
@@ -343,10 +363,5 @@ class DistributorRedisTest {
     drain.setDaemon(true);
     drain.start();
     return proc;
-  }
-
-  private static void signal(Process p, String sig) throws Exception {
-    int rc = new ProcessBuilder("kill", "-" + sig, String.valueOf(p.pid())).inheritIO().start().waitFor();
-    assertThat(rc).isZero();
   }
 }

@@ -1,5 +1,6 @@
 package io.allot.store.postgres;
 
+import io.allot.store.Safety;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -26,6 +27,8 @@ public final class PostgresStoreConfig {
   private final Duration reconnectDelayMin;
   private final Duration reconnectDelayMax;
   private final String applicationName;
+  private final Duration lostStateGuard;
+  private final Duration clockMargin;
 
   private PostgresStoreConfig(Builder b) {
     this.url = b.url;
@@ -48,6 +51,14 @@ public final class PostgresStoreConfig {
     this.reconnectDelayMin = atLeast("reconnectDelayMin", b.reconnectDelayMin, Duration.ofMillis(1));
     this.reconnectDelayMax = atLeast("reconnectDelayMax", b.reconnectDelayMax, reconnectDelayMin);
     this.applicationName = Objects.requireNonNull(b.applicationName, "applicationName");
+    this.lostStateGuard = atLeast("lostStateGuard", firstNonNull(b.lostStateGuard, url.guard(),
+        Safety.DEFAULT_GUARD), Duration.ZERO);
+    this.clockMargin = atLeast("clockMargin", firstNonNull(b.clockMargin, url.clockMargin(),
+        Safety.DEFAULT_CLOCK_MARGIN), Duration.ZERO);
+  }
+
+  private static Duration firstNonNull(Duration set, Duration fromUrl, Duration otherwise) {
+    return set != null ? set : fromUrl != null ? fromUrl : otherwise;
   }
 
   private static Duration atLeast(String what, Duration d, Duration min) {
@@ -125,6 +136,35 @@ public final class PostgresStoreConfig {
     return applicationName;
   }
 
+  /**
+   * How long claims in a pool wait after a sign that the store lost state ({@link Safety#lostStateGuard()}): the
+   * builder's, else the URL's {@code allot_guard}, else {@link Safety#DEFAULT_GUARD}. At least the longest member
+   * lease TTL.
+   */
+  public Duration lostStateGuard() {
+    return lostStateGuard;
+  }
+
+  /**
+   * How long past its end (store time) a lease must be before its units are claimed or its id registered again
+   * ({@link Safety#clockMargin()}): the builder's, else the URL's {@code allot_clock_margin}, else
+   * {@link Safety#DEFAULT_CLOCK_MARGIN}.
+   */
+  public Duration clockMargin() {
+    return clockMargin;
+  }
+
+  /**
+   * The {@code statement_timeout} of every connection: {@link #socketTimeout()} as the driver applies it (whole
+   * seconds, rounded up) less a tenth of it and at least 500 ms less (9 s for the default 10 s). A statement that
+   * runs too long (a claim waiting for a lock) is then cancelled by the server, and rolled back, before the client
+   * gives up on it, instead of being applied after the client reported a failure.
+   */
+  public Duration statementTimeout() {
+    long socketMs = Math.max(1, (socketTimeout.toMillis() + 999) / 1000) * 1000;
+    return Duration.ofMillis(socketMs - Math.max(500, socketMs / 10));
+  }
+
   /** The address and schema, for messages: never the password. */
   public String describe() {
     return url.description() + " (schema " + schema + ")";
@@ -132,7 +172,8 @@ public final class PostgresStoreConfig {
 
   @Override
   public String toString() {
-    return "PostgresStoreConfig[" + describe() + ", maxPoolSize=" + maxPoolSize + "]";
+    return "PostgresStoreConfig[" + describe() + ", maxPoolSize=" + maxPoolSize + ", lostStateGuard="
+        + lostStateGuard + ", clockMargin=" + clockMargin + "]";
   }
 
   public static final class Builder {
@@ -148,6 +189,8 @@ public final class PostgresStoreConfig {
     private Duration reconnectDelayMin = Duration.ofMillis(50);
     private Duration reconnectDelayMax = Duration.ofSeconds(2);
     private String applicationName = "allot";
+    private Duration lostStateGuard;
+    private Duration clockMargin;
 
     private Builder(PostgresUrl url) {
       this.url = url;
@@ -202,6 +245,20 @@ public final class PostgresStoreConfig {
 
     public Builder applicationName(String name) {
       this.applicationName = name;
+      return this;
+    }
+
+    /** Overrides the URL's {@code allot_guard} and the default (see {@link PostgresStoreConfig#lostStateGuard()}). */
+    public Builder lostStateGuard(Duration d) {
+      this.lostStateGuard = Objects.requireNonNull(d, "lostStateGuard");
+      return this;
+    }
+
+    /**
+     * Overrides the URL's {@code allot_clock_margin} and the default (see {@link PostgresStoreConfig#clockMargin()}).
+     */
+    public Builder clockMargin(Duration d) {
+      this.clockMargin = Objects.requireNonNull(d, "clockMargin");
       return this;
     }
 

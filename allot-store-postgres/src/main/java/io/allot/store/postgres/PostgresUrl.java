@@ -1,13 +1,17 @@
 package io.allot.store.postgres;
 
+import java.math.BigDecimal;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Properties;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Where to connect, parsed from what a user types: a libpq-style URI ({@code postgresql://user:pass@host:port/db?...}
@@ -17,18 +21,29 @@ import java.util.Properties;
  * <p>A libpq URI becomes a pgjdbc URL: user and password (percent-decoded) go to connection properties, several
  * hosts ({@code h1:5432,h2:5432}) and {@code [IPv6]} hosts are kept, and the common libpq parameters are renamed to
  * their pgjdbc names ({@code connect_timeout}, {@code application_name}, {@code target_session_attrs}); others
- * ({@code sslmode}, {@code sslrootcert}, ...) have the same name in pgjdbc and pass through. The parameter
- * {@code allot_schema} (either form) selects the schema and is not passed to the driver.
+ * ({@code sslmode}, {@code sslrootcert}, ...) have the same name in pgjdbc and pass through. The parameters
+ * starting with {@code allot_} (either form) are allot's and are not passed to the driver: {@code allot_schema}
+ * selects the schema, {@code allot_guard} and {@code allot_clock_margin} set the lost-state guard and the clock
+ * margin ({@link io.allot.store.Safety}) as a number and a unit, {@code ms}, {@code s} or {@code m} ({@code 3s},
+ * {@code 200ms}, {@code 1.5s}); any other {@code allot_} name is refused (a misspelt safety setting must not pass
+ * silently).
  *
  * @param jdbcUrl     the URL for pgjdbc (without user and password when they came from a libpq URI)
  * @param user        user from the libpq URI's user info or {@code user} parameter; null = the driver's default
  * @param password    password, likewise; null if none
  * @param schema      the {@code allot_schema} parameter, or null
+ * @param guard       the {@code allot_guard} parameter, or null
+ * @param clockMargin the {@code allot_clock_margin} parameter, or null
  * @param description the address for messages and logs: never contains the password
  */
-public record PostgresUrl(String jdbcUrl, String user, String password, String schema, String description) {
+public record PostgresUrl(String jdbcUrl, String user, String password, String schema, Duration guard,
+    Duration clockMargin, String description) {
 
   static final String SCHEMA_PARAM = "allot_schema";
+  static final String GUARD_PARAM = "allot_guard";
+  static final String CLOCK_MARGIN_PARAM = "allot_clock_margin";
+
+  private static final Pattern DURATION = Pattern.compile("(\\d+(?:\\.\\d+)?)(ms|s|m)");
 
   private static final Map<String, String> LIBPQ_TO_PGJDBC = Map.of(
       "connect_timeout", "connectTimeout",
@@ -59,7 +74,7 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
   }
 
   /** The connection properties for pgjdbc (user and password when known). */
-  Properties properties() {
+  public Properties properties() {
     Properties p = new Properties();
     if (user != null) {
       p.setProperty("user", user);
@@ -106,7 +121,7 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
     String hosts = hosts(authority, original);
 
     Map<String, String> params = new LinkedHashMap<>();
-    String schema = null;
+    AllotParams allot = new AllotParams(original);
     if (query != null && !query.isEmpty()) {
       for (String pair : query.split("&")) {
         if (pair.isEmpty()) {
@@ -115,10 +130,12 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
         int eq = pair.indexOf('=');
         String name = decode(eq < 0 ? pair : pair.substring(0, eq), original);
         String value = eq < 0 ? "" : decode(pair.substring(eq + 1), original);
+        if (allot.take(name, value)) {
+          continue;
+        }
         switch (name) {
           case "user" -> user = value.isEmpty() ? null : value;
           case "password" -> password = value;
-          case SCHEMA_PARAM -> schema = value;
           case "host", "hostaddr", "port" -> throw new IllegalArgumentException(
               "the '" + name + "' parameter is not supported: put host:port in the URL ('" + redactAnything(original)
                   + "')");
@@ -136,7 +153,8 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
       sep = '&';
     }
     String description = "postgresql://" + (user == null ? "" : user + "@") + hosts + "/" + db;
-    return new PostgresUrl(jdbc.toString(), user, password, schema, description);
+    return new PostgresUrl(jdbc.toString(), user, password, allot.schema, allot.guard, allot.clockMargin,
+        description);
   }
 
   /** Validates {@code host[:port][,host[:port]...]} (IPv6 in brackets); empty = localhost:5432. */
@@ -216,7 +234,7 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
       base = url.substring(0, q);
       query = url.substring(q + 1);
     }
-    String schema = null;
+    AllotParams allot = new AllotParams(url);
     StringBuilder kept = new StringBuilder();
     StringBuilder shown = new StringBuilder();
     for (String pair : query.split("&")) {
@@ -225,8 +243,7 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
       }
       int eq = pair.indexOf('=');
       String name = decode(eq < 0 ? pair : pair.substring(0, eq), url);
-      if (name.equals(SCHEMA_PARAM)) {
-        schema = eq < 0 ? "" : decode(pair.substring(eq + 1), url);
+      if (allot.take(name, eq < 0 ? "" : decode(pair.substring(eq + 1), url))) {
         continue;
       }
       kept.append(kept.length() == 0 ? "" : "&").append(pair);
@@ -236,7 +253,58 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
     }
     String jdbc = kept.length() == 0 ? base : base + "?" + kept;
     String description = shown.length() == 0 ? base : base + "?" + shown;
-    return new PostgresUrl(jdbc, null, null, schema, description);
+    return new PostgresUrl(jdbc, null, null, allot.schema, allot.guard, allot.clockMargin, description);
+  }
+
+  /** allot's own parameters, taken out of a URL as it is parsed. Not thread-safe (one per parse). */
+  private static final class AllotParams {
+    private final String original;
+    private String schema;
+    private Duration guard;
+    private Duration clockMargin;
+
+    AllotParams(String original) {
+      this.original = original;
+    }
+
+    /**
+     * Takes {@code name=value} if it is one of allot's parameters; false if it is the driver's.
+     *
+     * @throws IllegalArgumentException for an unknown {@code allot_} name or a bad duration, naming it
+     */
+    boolean take(String name, String value) {
+      if (!name.startsWith("allot_")) {
+        return false;
+      }
+      switch (name) {
+        case SCHEMA_PARAM -> schema = value;
+        case GUARD_PARAM -> guard = duration(name, value);
+        case CLOCK_MARGIN_PARAM -> clockMargin = duration(name, value);
+        default -> throw new IllegalArgumentException("unknown parameter '" + name + "' (allot's are "
+            + SCHEMA_PARAM + ", " + GUARD_PARAM + " and " + CLOCK_MARGIN_PARAM + ") in '" + redactAnything(original)
+            + "'");
+      }
+      return true;
+    }
+
+    private Duration duration(String name, String value) {
+      Matcher m = DURATION.matcher(value);
+      if (!m.matches()) {
+        throw new IllegalArgumentException(name + " must be a duration such as 3s, 200ms or 1.5s but was '" + value
+            + "' in '" + redactAnything(original) + "'");
+      }
+      BigDecimal nanosPerUnit = BigDecimal.valueOf(switch (m.group(2)) {
+        case "ms" -> 1_000_000L;
+        case "s" -> 1_000_000_000L;
+        default -> 60_000_000_000L;
+      });
+      try {
+        return Duration.ofNanos(new BigDecimal(m.group(1)).multiply(nanosPerUnit).toBigInteger().longValueExact());
+      } catch (ArithmeticException e) {
+        throw new IllegalArgumentException(name + " is too long: '" + value + "' in '" + redactAnything(original)
+            + "'", e);
+      }
+    }
   }
 
   private static boolean isSecret(String param) {
@@ -248,8 +316,12 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
 
   /** Best effort for error messages about a URL that could not be parsed: drops user info and secret parameters. */
   static String redactAnything(String url) {
-    String s = url.replaceAll("(?<=//)[^/@?]*@", "***@");
-    return s.replaceAll("(?i)((?:ssl)?password=)[^&]*", "$1***");
+    return redactSecretParameters(url.replaceAll("(?<=//)[^/@?]*@", "***@"));
+  }
+
+  /** {@code url} with the values of its {@code password} and {@code sslpassword} parameters replaced by ***. */
+  static String redactSecretParameters(String url) {
+    return url.replaceAll("(?i)((?:ssl)?password=)[^&]*", "$1***");
   }
 
   private static String decode(String s, String original) {

@@ -3,11 +3,14 @@ package io.allot.store.postgres;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HexFormat;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,10 +18,22 @@ import org.slf4j.LoggerFactory;
 /**
  * Creates and migrates allot's schema. The applied versions are rows of {@code <schema>.allot_schema_version}.
  *
- * <p>A connect first reads the version without locking anything (so a running system needs no DDL privilege); if it
- * is behind, the migration runs in one transaction holding {@code pg_advisory_xact_lock(hashtext('allot-schema'),
- * hashtext(<schema>))} and re-reads the version under the lock, so processes starting at once migrate exactly once
- * and the others wait, then find the schema current. A schema newer than this code is refused.
+ * <p>Two kinds of scripts: the numbered migrations ({@code schema-v<n>.sql}) hold only tables, columns and
+ * indexes, each applied once, in order; {@code functions.sql} holds every function, written to be applied again
+ * (CREATE OR REPLACE), and is applied after the migrations whenever its SHA-256 differs from the one recorded on
+ * the latest version's row ({@code functions_sha256}, from version 4 on). Only version numbers are recorded for the
+ * migrations, never their content: an applied migration file is never read again, so editing one changes only
+ * schemas created afterwards (which is how versions 1 to 3 lost the functions they used to create).
+ *
+ * <p>A connect first reads the version and the hash without locking anything (so a running system needs no DDL
+ * privilege); if either is behind, the work runs in one transaction holding {@code
+ * pg_advisory_xact_lock(hashtext('allot-schema'), hashtext(<schema>))} and re-reads both under the lock, so
+ * processes starting at once migrate exactly once and the others wait, then find the schema current. A schema
+ * newer than this code is refused.
+ *
+ * <p>Two releases with the same latest version but different {@code functions.sql} would each re-apply their own
+ * at every connect: a change to the functions that older code must not undo comes with a new version (an empty
+ * migration will do), which makes older code refuse the schema.
  */
 final class SchemaMigrator {
   private static final Logger log = LoggerFactory.getLogger(SchemaMigrator.class);
@@ -28,16 +43,26 @@ final class SchemaMigrator {
   static final List<Migration> MIGRATIONS = List.of(
       new Migration(1, "lists, hashes, leases, fenced publication, membership, ownership", "schema-v1.sql"),
       new Migration(2, "batched claims", "schema-v2.sql"),
-      new Migration(3, "claims wait for an owner's renewal in flight", "schema-v3.sql"));
+      new Migration(3, "claims wait for an owner's renewal in flight", "schema-v3.sql"),
+      new Migration(4, "member attributes; functions re-applied by content hash", "schema-v4.sql"),
+      new Migration(5, "lost-state guard, clock margin, holds", "schema-v5.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 
+  /** Every function, applied after the migrations. */
+  static final String FUNCTIONS = "functions.sql";
+  /** The SHA-256 (hex) of {@link #FUNCTIONS} as shipped, before the schema name is put in. */
+  static final String FUNCTIONS_SHA256 = sha256(resource(FUNCTIONS));
+
   private SchemaMigrator() {}
 
-  /** Brings {@code schema} to {@link #LATEST}; returns the version found before (0 = none). */
+  /**
+   * Brings {@code schema} to {@link #LATEST} and its functions to {@link #FUNCTIONS}; returns the version found
+   * before (0 = none).
+   */
   static int migrate(Connection c, String schema) throws SQLException {
     int found = version(c, schema);
-    if (found == LATEST) {
+    if (found == LATEST && FUNCTIONS_SHA256.equals(functionsSha256(c, schema))) {
       return found;
     }
     checkNotNewer(schema, found);
@@ -51,6 +76,7 @@ final class SchemaMigrator {
       }
       found = version(c, schema);
       checkNotNewer(schema, found);
+      String functions = found == LATEST ? functionsSha256(c, schema) : null;
       try (Statement st = c.createStatement()) {
         if (!schemaExists(c, schema)) {
           st.execute("CREATE SCHEMA " + quote(schema));
@@ -70,6 +96,18 @@ final class SchemaMigrator {
             ins.executeUpdate();
           }
           log.info("PostgreSQL schema {}: applied version {} ({})", schema, m.version(), m.description());
+        }
+        if (!FUNCTIONS_SHA256.equals(functions)) {
+          st.execute(script(FUNCTIONS, schema));
+          // on the latest version's row only: an earlier row keeps none (it may have had one before an upgrade)
+          try (PreparedStatement upd = c.prepareStatement("UPDATE " + quote(schema)
+              + ".allot_schema_version SET functions_sha256 = CASE WHEN version = ? THEN ? END")) {
+            upd.setInt(1, LATEST);
+            upd.setString(2, FUNCTIONS_SHA256);
+            upd.executeUpdate();
+          }
+          log.info("PostgreSQL schema {}: applied {} (sha256 {}, was {})", schema, FUNCTIONS, FUNCTIONS_SHA256,
+              functions);
         }
       }
       c.commit();
@@ -116,6 +154,17 @@ final class SchemaMigrator {
     }
   }
 
+  /** The SHA-256 of the functions applied on top of {@link #LATEST}; null if none recorded. */
+  private static String functionsSha256(Connection c, String schema) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT functions_sha256 FROM " + quote(schema)
+        + ".allot_schema_version WHERE version = ?")) {
+      ps.setInt(1, LATEST);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
   private static boolean schemaExists(Connection c, String schema) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_namespace WHERE nspname = ?")) {
       ps.setString(1, schema);
@@ -132,15 +181,27 @@ final class SchemaMigrator {
     }
   }
 
-  /** The migration script with {@code ${schema}} replaced by the quoted schema name. */
+  /** The script {@code resource} with {@code ${schema}} replaced by the quoted schema name. */
   static String script(String resource, String schema) {
+    return resource(resource).replace("${schema}", quote(schema));
+  }
+
+  private static String resource(String resource) {
     try (InputStream in = SchemaMigrator.class.getResourceAsStream(resource)) {
       if (in == null) {
         throw new IllegalStateException("missing resource " + resource);
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${schema}", quote(schema));
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       throw new IllegalStateException("cannot read " + resource, e);
+    }
+  }
+
+  private static String sha256(String text) {
+    try {
+      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
     }
   }
 

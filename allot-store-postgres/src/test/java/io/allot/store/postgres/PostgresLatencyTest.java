@@ -3,7 +3,8 @@ package io.allot.store.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Lease;
-import io.allot.store.Store;
+import io.allot.store.MemberMeta;
+import io.allot.store.Tables;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -18,12 +19,12 @@ import org.junit.jupiter.api.Test;
  * only assertion is a generous sanity bound so a pathological regression, e.g. a lock wait per call, shows up).
  */
 class PostgresLatencyTest {
-  private static final String SCHEMA = TestPostgres.randomSchema();
+  private static final TestSchema SCHEMA = TestSchema.random();
   private static PostgresStore store;
 
   @BeforeAll
   static void connect() {
-    store = PostgresStore.connect(TestPostgres.url(), SCHEMA);
+    store = SCHEMA.connect();
   }
 
   @AfterAll
@@ -31,30 +32,31 @@ class PostgresLatencyTest {
     if (store != null) {
       store.close();
     }
-    TestPostgres.dropSchema(SCHEMA);
+    SCHEMA.close();
   }
 
   @Test
   void hotPathLatencies() {
     String pool = "services";
-    long session = store.register(pool, "m1", 1, 1000, Duration.ofSeconds(60));
-    Lease lease = store.tryAcquire(Store.tableLeaseName("table", "g"), "d1", Duration.ofSeconds(60)).orElseThrow();
+    long session = store.membership(pool).register("m1", MemberMeta.of(1, 1000), Duration.ofSeconds(60));
+    Lease lease = store.leadership().tryAcquire(Tables.leaseName("table", "g"), "d1", Duration.ofSeconds(60))
+        .orElseThrow();
     Map<String, String> table = new LinkedHashMap<>();
     for (int i = 0; i < 100; i++) {
       table.put("10.0.0." + i + ":8080", "u" + i + ",u" + (i + 100));
     }
     int n = 300;
-    double claimP50 = measure("claim (new unit)", n, i -> store.claim(pool, "unit-" + i, "m1", session));
-    measure("claim (repeated)", n, i -> store.claim(pool, "unit-" + (i % 10), "m1", session));
-    measure("validToken", n, i -> store.validToken(pool, "unit-1", 1));
-    measure("renewMember", n, i -> store.renewMember(pool, "m1", session, Duration.ofSeconds(60)));
-    measure("releaseUnit", n, i -> store.releaseUnit(pool, "unit-" + i, "m1", 1));
+    double claimP50 = measure("claim (new unit)", n, i -> store.ownership(pool).claim("unit-" + i, "m1", session));
+    measure("claim (repeated)", n, i -> store.ownership(pool).claim("unit-" + (i % 10), "m1", session));
+    measure("validToken", n, i -> store.ownership(pool).validToken("unit-1", "m1", session, 1));
+    measure("renewMember", n, i -> store.membership(pool).renew("m1", session, Duration.ofSeconds(60)));
+    measure("releaseUnit", n, i -> store.ownership(pool).release("unit-" + i, "m1", 1));
     double publishP50 = measure("publish (100 fields)", n, i -> {
       table.put("10.0.0.0:8080", "u0," + i);
-      store.publish(lease, "table", "g", table);
+      store.tables().publish(lease, "table", "g", table);
     });
-    measure("epoch", n, i -> store.epoch("table"));
-    measure("hash (100 fields)", n, i -> store.hash("table"));
+    measure("epoch", n, i -> store.tables().epoch("table"));
+    measure("hash (100 fields)", n, i -> store.seedKeys().hash("table"));
     assertThat(claimP50).isLessThan(50);
     assertThat(publishP50).isLessThan(100);
   }

@@ -3,6 +3,10 @@ package io.allot.store.postgres;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.allot.store.Safety;
+import io.allot.store.Stores;
+import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class PostgresUrlTest {
@@ -94,5 +98,74 @@ class PostgresUrlTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(PostgresStoreConfig.builder("postgresql://u:pw@h/db").build().describe())
         .isEqualTo("postgresql://u@h:5432/db (schema allot)");
+  }
+
+  @Test
+  void safetyParametersAreTakenOutOfEitherFormAndParsed() {
+    PostgresUrl u = PostgresUrl.parse("postgresql://h/db?allot_guard=3s&sslmode=require&allot_clock_margin=250ms");
+    assertThat(u.jdbcUrl()).isEqualTo("jdbc:postgresql://h:5432/db?sslmode=require");
+    assertThat(u.guard()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(u.clockMargin()).isEqualTo(Duration.ofMillis(250));
+    PostgresUrl j = PostgresUrl.parse("jdbc:postgresql://h/db?allot_guard=1.5s&ssl=true&allot_clock_margin=0ms");
+    assertThat(j.jdbcUrl()).isEqualTo("jdbc:postgresql://h/db?ssl=true");
+    assertThat(j.guard()).isEqualTo(Duration.ofMillis(1500));
+    assertThat(j.clockMargin()).isZero();
+    assertThat(PostgresUrl.parse("postgresql://h/db?allot_guard=2m").guard()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(PostgresUrl.parse("postgresql://h/db").guard()).isNull();
+
+    assertThatThrownBy(() -> PostgresUrl.parse("postgresql://u:s3cret@h/db?allot_gaurd=3s"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown parameter 'allot_gaurd'")
+        .hasMessageNotContaining("s3cret");
+    for (String bad : List.of("3", "3 s", "-1s", "3h", "", "1e3ms")) {
+      assertThatThrownBy(() -> PostgresUrl.parse("jdbc:postgresql://h/db?password=s3cret&allot_clock_margin=" + bad))
+          .as(bad).isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("allot_clock_margin must be a duration")
+          .hasMessageNotContaining("s3cret");
+    }
+  }
+
+  @Test
+  void configSafetyPrecedenceAndStatementTimeout() {
+    PostgresStoreConfig defaults = PostgresStoreConfig.builder("postgresql://h/db").build();
+    assertThat(defaults.lostStateGuard()).isEqualTo(Safety.DEFAULT_GUARD);
+    assertThat(defaults.clockMargin()).isEqualTo(Safety.DEFAULT_CLOCK_MARGIN);
+    PostgresStoreConfig fromUrl =
+        PostgresStoreConfig.builder("postgresql://h/db?allot_guard=5s&allot_clock_margin=1s").build();
+    assertThat(fromUrl.lostStateGuard()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(fromUrl.clockMargin()).isEqualTo(Duration.ofSeconds(1));
+    PostgresStoreConfig explicit = PostgresStoreConfig.builder("postgresql://h/db?allot_guard=5s")
+        .lostStateGuard(Duration.ofSeconds(7)).clockMargin(Duration.ofMillis(50)).build();
+    assertThat(explicit.lostStateGuard()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(explicit.clockMargin()).isEqualTo(Duration.ofMillis(50));
+    assertThatThrownBy(() -> PostgresStoreConfig.builder("postgresql://h/db").clockMargin(Duration.ofMillis(-1))
+        .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clockMargin");
+
+    assertThat(defaults.statementTimeout()).as("socket timeout 10 s").isEqualTo(Duration.ofSeconds(9));
+    assertThat(PostgresStoreConfig.builder("postgresql://h/db").socketTimeout(Duration.ofMillis(1200)).build()
+        .statementTimeout()).as("the driver rounds 1.2 s up to 2 s").isEqualTo(Duration.ofMillis(1500));
+    assertThat(PostgresStoreConfig.builder("postgresql://h/db").socketTimeout(Duration.ofSeconds(1)).build()
+        .statementTimeout()).isEqualTo(Duration.ofMillis(500));
+    assertThat(PostgresStoreConfig.builder("postgresql://h/db").socketTimeout(Duration.ofSeconds(60)).build()
+        .statementTimeout()).isEqualTo(Duration.ofSeconds(54));
+  }
+
+  @Test
+  void storesOpenRefusesBadPostgresUrisNamingThemWithoutThePassword() {
+    assertThatThrownBy(() -> Stores.open("postgresql://alice:s3cret@h:99999/db"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("postgresql://alice:***@h:99999/db")
+        .hasMessageContaining("bad port")
+        .hasMessageNotContaining("s3cret");
+    assertThatThrownBy(() -> Stores.open("postgres://h/db?password=s3cret&allot_schema=Bad-Name"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("postgres://h/db?password=***&allot_schema=Bad-Name")
+        .hasMessageContaining("schema name")
+        .hasMessageNotContaining("s3cret");
+    assertThatThrownBy(() -> Stores.open("postgresql://h/db?host=/tmp"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("postgresql://h/db?host=/tmp");
+    assertThat(new PostgresStoreProvider().schemes()).containsExactlyInAnyOrder("postgresql", "postgres");
+    assertThat(Stores.forms()).contains("postgresql://");
   }
 }

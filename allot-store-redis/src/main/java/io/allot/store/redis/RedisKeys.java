@@ -1,5 +1,7 @@
 package io.allot.store.redis;
 
+import io.lettuce.core.cluster.SlotHash;
+
 /**
  * The Redis key layout of {@link RedisStore}. User keys (lists, the distribution hash) are used as given, so the
  * layout stays compatible with the original Go distributor; the store's own keys are <em>companions</em> placed in
@@ -21,10 +23,14 @@ package io.allot.store.redis;
  * <caption>pool companion keys</caption>
  * <tr><th>what</th><th>key (for services list {@code P} without braces)</th></tr>
  * <tr><td>member registrations</td>
- *     <td>{@code {P}:allot:members} (a hash id -> {@code "affinity|capacity|session|leaseUntilMillis"})</td></tr>
+ *     <td>{@code {P}:allot:members} (a hash id -> {@code "affinity|capacity|session|leaseUntilMillis[|attributes]"})</td></tr>
  * <tr><td>unit ownership</td>
  *     <td>{@code {P}:allot:ownership} (a hash unit -> {@code "member|session|token"})</td></tr>
  * <tr><td>last session number or fencing token issued in the pool</td><td>{@code {P}:allot:counter}</td></tr>
+ * <tr><td>lost-state guard</td>
+ *     <td>{@code {P}:allot:guard} (a hash: {@code incarnation} = the node's {@code run_id}, {@code not_before} =
+ *     store time in ms before which claims are refused)</td></tr>
+ * <tr><td>holds</td><td>{@code {P}:allot:holds} (a hash unit -> {@code "member|untilMillis"})</td></tr>
  * </table>
  *
  * <p>(Unit ownership is not called {@code owners}: {@code {K}:allot:owners} already names the field -> group hash of
@@ -32,10 +38,13 @@ package io.allot.store.redis;
  *
  * <p>A key without a hash tag hashes by its whole name, so {@code {K}:x} lands in K's slot. A key that already has
  * a hash tag ({@code {tag}rest}) hashes by its tag, so its companions are {@code K + ":allot:..."} (no new braces).
- * A key with a '}' but no valid tag cannot be co-located; {@link #checkSameSlot} rejects it in Cluster mode.
+ * A key with a '}' but no valid tag (e.g. <code>x{}</code>, <code>a}b</code>) hashes by its whole name, and wrapping it in
+ * braces would not keep it: its companions are {@code "{" + T + "}" + K + ":allot:..."}, where the tag {@code T} is
+ * {@code allot-slot-N} for the smallest N that hashes to K's slot ({@link #slotTag}), so every name has its
+ * companions in its slot.
  *
  * <p>Lease names are split at their last ':': a name {@code P:S} is stored in P's slot
- * ({@code {P}:allot:lease:S}). That is what lets {@link RedisStore#publish} check the table lease
+ * ({@code {P}:allot:lease:S}). That is what lets {@link RedisTables#publish} check the table lease
  * {@code hashKey + ":" + group} in the hash's slot; other names containing ':' simply live in their prefix's slot.
  */
 public final class RedisKeys {
@@ -56,7 +65,10 @@ public final class RedisKeys {
     return companion(hashKey, "allot:owners");
   }
 
-  /** The registrations of pool {@code pool}: a hash member id -> {@code "affinity|capacity|session|leaseUntilMillis"}. */
+  /**
+   * The registrations of pool {@code pool}: a hash member id -> {@code "affinity|capacity|session|leaseUntilMillis"},
+   * followed by {@code "|" + attributes} when the member has attributes (see {@link RedisMembership}).
+   */
   public static String members(String pool) {
     return companion(pool, "allot:members");
   }
@@ -69,6 +81,16 @@ public final class RedisKeys {
   /** The last session number or fencing token issued in pool {@code pool} (one counter for both; no expiry). */
   public static String counter(String pool) {
     return companion(pool, "allot:counter");
+  }
+
+  /** The lost-state guard of pool {@code pool}: a hash {@code incarnation}, {@code not_before}. */
+  public static String guard(String pool) {
+    return companion(pool, "allot:guard");
+  }
+
+  /** The holds of pool {@code pool}: a hash unit -> {@code "member|untilMillis"}. */
+  public static String holds(String pool) {
+    return companion(pool, "allot:holds");
   }
 
   /** The key holding lease {@code name} (value {@code "<token>:<holder>"}, with a PX expiry). */
@@ -85,7 +107,35 @@ public final class RedisKeys {
 
   /** {@code key}'s companion named {@code suffix}, in {@code key}'s slot (see the class comment). */
   static String companion(String key, String suffix) {
-    return hasHashTag(key) ? key + ":" + suffix : "{" + key + "}:" + suffix;
+    if (hasHashTag(key)) {
+      return key + ":" + suffix;
+    }
+    if (key.indexOf('}') >= 0) { // "{" + key + "}" would end the tag at the key's own '}'
+      return "{" + slotTag(SlotHash.getSlot(key)) + "}" + key + ":" + suffix;
+    }
+    return "{" + key + "}:" + suffix;
+  }
+
+  /** {@code allot-slot-N} for the smallest N &ge; 0 that Redis Cluster hashes to {@code slot}. */
+  static String slotTag(int slot) {
+    return SlotTags.TAGS[slot];
+  }
+
+  /** The tag of every slot, computed once on first use (about 170,000 CRC16s of short strings: milliseconds). */
+  private static final class SlotTags {
+    static final String[] TAGS = new String[SlotHash.SLOT_COUNT];
+
+    static {
+      int missing = TAGS.length;
+      for (int n = 0; missing > 0; n++) {
+        String tag = "allot-slot-" + n;
+        int slot = SlotHash.getSlot(tag);
+        if (TAGS[slot] == null) {
+          TAGS[slot] = tag;
+          missing--;
+        }
+      }
+    }
   }
 
   /** Whether Redis Cluster hashes {@code key} by a tag: a '{' followed later by a '}' with something between. */
@@ -104,15 +154,16 @@ public final class RedisKeys {
   }
 
   /**
-   * Throws {@link IllegalArgumentException} unless every key is in the slot of {@code keys[0]} (needed in Redis
-   * Cluster for one script to touch them).
+   * Throws {@link IllegalArgumentException} unless every key is in the slot of {@code anchor} (needed in Redis
+   * Cluster for one script to touch them); the message names the key and {@code what} was tried. With the layout
+   * above this holds for every name; the check guards the layout itself.
    */
-  static void checkSameSlot(String what, String... keys) {
-    int slot = io.lettuce.core.cluster.SlotHash.getSlot(keys[0]);
+  static void checkSameSlot(String what, String anchor, String... keys) {
+    int slot = SlotHash.getSlot(anchor);
     for (String k : keys) {
-      if (io.lettuce.core.cluster.SlotHash.getSlot(k) != slot) {
+      if (SlotHash.getSlot(k) != slot) {
         throw new IllegalArgumentException("cannot " + what + " in Redis Cluster: key '" + k
-            + "' does not hash to the slot of '" + keys[0] + "' (a key with '}' but no {hash tag}?)");
+            + "' does not hash to the slot of '" + anchor + "'");
       }
     }
   }

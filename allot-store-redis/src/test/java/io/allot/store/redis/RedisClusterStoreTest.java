@@ -1,138 +1,146 @@
 package io.allot.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.allot.store.Lease;
+import io.allot.store.MemberMeta;
 import io.allot.store.Store;
-import io.allot.store.StoreContractTest;
-import io.lettuce.core.cluster.SlotHash;
-import java.io.IOException;
+import io.allot.store.Stores;
+import io.allot.store.Subscription;
+import io.allot.store.Tables;
+import io.allot.store.Topic;
+import io.allot.testkit.TestServers;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The whole contract against a throwaway 3-node Redis Cluster (3 masters, no replicas) on free ports; skipped with
- * a message when one cannot be started here.
+ * The whole contract against the throwaway 3-master Redis Cluster of {@link TestServers#redisClusterUri()} (see
+ * {@link RedisContractTest}), and what is particular to a cluster: keys in slots of every node, names whose braces
+ * would break a plain hash tag, keyspace notifications from the node of each key.
  */
-class RedisClusterStoreTest extends StoreContractTest {
-  private static final List<RedisServerProcess> nodes = new ArrayList<>();
-  private static RedisStore store;
-  private static RedisStore peer;
-
-  @BeforeAll
-  static void startCluster() {
-    Assumptions.assumeTrue(RedisServerProcess.available(), "no redis-server binary: Cluster tests skipped");
-    try {
-      for (int i = 0; i < 3; i++) {
-        nodes.add(RedisServerProcess.start(RedisServerProcess.freePort(true), true, "--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "5000"));
-      }
-      List<String> create = new ArrayList<>(List.of("--cluster", "create"));
-      nodes.forEach(n -> create.add(n.address()));
-      create.addAll(List.of("--cluster-replicas", "0", "--cluster-yes"));
-      String out = nodes.get(0).cli(create.toArray(new String[0]));
-      if (!out.contains("All 16384 slots covered")) {
-        throw new IOException("redis-cli --cluster create failed: " + out);
-      }
-      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-      for (RedisServerProcess n : nodes) {
-        while (!n.cli("cluster", "info").contains("cluster_state:ok")) {
-          if (System.nanoTime() > deadline) {
-            throw new IOException("cluster did not reach cluster_state:ok: " + n.cli("cluster", "info"));
-          }
-          RedisServerProcess.sleep(50);
-        }
-      }
-      List<String> addresses = nodes.stream().map(RedisServerProcess::address).toList();
-      store = RedisStore.connect(RedisStoreConfig.builder(addresses).build());
-      peer = RedisStore.connect(RedisStoreConfig.builder(addresses).build());
-    } catch (IOException | RuntimeException e) {
-      stopCluster();
-      Assumptions.abort("cannot start a throwaway Redis Cluster here: " + e);
-    }
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    if (store != null) {
-      store.close();
-    }
-    if (peer != null) {
-      peer.close();
-    }
-    nodes.forEach(RedisServerProcess::close);
-    nodes.clear();
-  }
+@SuppressWarnings("try") // subscriptions held open by try-with-resources
+class RedisClusterStoreTest extends RedisContractTest {
 
   @Override
-  protected Store store() {
-    return store;
+  String uri() {
+    return TestServers.redisClusterUri();
   }
 
-  @Override
-  protected Store peer() {
-    return peer;
+  /** {@code key(name + "-0")}, {@code key(name + "-1")}, ... until they fall in slots of every master. */
+  private List<String> keysOnEveryNode(String name) {
+    List<String> keys = new ArrayList<>();
+    Set<String> nodes = new HashSet<>();
+    for (int i = 0; nodes.size() < rawRedis.masters(); i++) {
+      assertThat(i).as("keys named %s-N on all %d masters", name, rawRedis.masters()).isLessThan(1000);
+      keys.add(key(name + "-" + i));
+      nodes.add(rawRedis.nodeOf(keys.get(i)));
+    }
+    return keys;
   }
 
   @Test
   void poolsInSlotsOfEveryNodeRegisterAndClaimAtomically() {
-    Set<Integer> slots = new HashSet<>();
-    for (int i = 0; i < 12; i++) {
-      String pool = key("services-" + i);
-      slots.add(SlotHash.getSlot(pool));
-      long s = store.register(pool, "m" + i, 1, 1, Duration.ofSeconds(30));
-      long t = store.claim(pool, "u" + i, "m" + i, s).orElseThrow();
-      assertThat(peer.list(pool)).containsExactly("m" + i);
-      assertThat(peer.validToken(pool, "u" + i, t)).isTrue();
-      assertThat(peer.releaseUnit(pool, "u" + i, "m" + i, t)).isTrue();
-      store.deregister(pool, "m" + i, s);
-      assertThat(peer.list(pool)).isEmpty();
+    List<String> pools = keysOnEveryNode("services");
+    for (int i = 0; i < pools.size(); i++) {
+      String pool = pools.get(i);
+      long s = store.membership(pool).register("m" + i, MemberMeta.of(1, 1), Duration.ofSeconds(30));
+      long t = store.ownership(pool).claim("u" + i, "m" + i, s).orElseThrow();
+      assertThat(peer.seedKeys().list(pool)).containsExactly("m" + i);
+      assertThat(peer.ownership(pool).validToken("u" + i, "m" + i, s, t)).isTrue();
+      assertThat(peer.ownership(pool).release("u" + i, "m" + i, t)).isTrue();
+      store.membership(pool).deregister("m" + i, s);
+      assertThat(peer.seedKeys().list(pool)).isEmpty();
     }
-    assertThat(slots).hasSizeGreaterThan(1);
   }
 
   @Test
-  void aPoolKeyThatCannotShareASlotWithItsCompanionsIsRefused() {
-    String pool = "x{}";
-    Assumptions.assumeTrue(SlotHash.getSlot(pool) != SlotHash.getSlot(RedisKeys.members(pool)));
-    assertThatThrownBy(() -> store.register(pool, "m", 1, 1, Duration.ofSeconds(1)))
-        .isInstanceOf(IllegalArgumentException.class);
+  void namesWithColonsAndBracesWorkForPoolsGroupsUnitsAndLeases() {
+    // no tag, an empty tag, a '}' without '{', a '{' without '}', a real tag, a tag after a stray '}'
+    for (String name : List.of("app:robots:list", "x{}", "a}b", "{}:q", "p{q", "{tag}:list", "}{t}")) {
+      String pool = key(name);
+      String member = "10.0.0.1:80{" + name + "}";
+      long s = store.membership(pool).register(member, MemberMeta.of(1, 1), Duration.ofSeconds(30));
+      assertThat(peer.seedKeys().list(pool)).as(pool).containsExactly(member);
+      List<String> units = List.of("u:1", "u{2}", "u}3{", name);
+      Map<String, Long> tokens = store.ownership(pool).claimAll(units, member, s);
+      assertThat(tokens).as(pool).containsOnlyKeys(units);
+      assertThat(peer.ownership(pool).validToken("u{2}", member, s, tokens.get("u{2}"))).isTrue();
+      assertThat(peer.ownership(pool).ownersOf(List.of("u}3{", "none"))).containsOnlyKeys("u}3{");
+      assertThat(store.ownership(pool).release("u:1", member, tokens.get("u:1"), Duration.ofSeconds(30))).isTrue();
+      assertThat(peer.ownership(pool).holds()).containsOnlyKeys("u:1");
+      assertThat(store.membership(pool).renew(member, s, Duration.ofSeconds(30))).isTrue();
+      store.membership(pool).deregister(member, s);
+      assertThat(peer.seedKeys().list(pool)).isEmpty();
+
+      String table = key(name + ":table");
+      String group = "group:{" + name + "}";
+      Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, group), "d1", Duration.ofSeconds(30))
+          .orElseThrow();
+      assertThat(store.tables().publish(lease, table, group, Map.of(member, "u{2},u}3{"))).isEqualTo(1);
+      assertThat(peer.tables().read(table, member)).contains("u{2},u}3{");
+      assertThat(peer.tables().epoch(table)).isEqualTo(1);
+      assertThat(peer.leadership().current(lease.name())).contains(lease);
+
+      String leaseName = key("lease:" + name);
+      Lease plain = store.leadership().tryAcquire(leaseName, "d1", Duration.ofSeconds(30)).orElseThrow();
+      assertThat(peer.leadership().renew(plain, Duration.ofSeconds(30))).isTrue();
+      peer.leadership().release(plain);
+      assertThat(store.leadership().tryAcquire(leaseName, "d2", Duration.ofSeconds(30)).orElseThrow().token())
+          .isGreaterThan(plain.token());
+    }
   }
 
   @Test
   void isACluster() {
     assertThat(store.config().cluster()).isTrue();
+    assertThat(store.describe()).startsWith("redis-cluster://127.0.0.1:");
+  }
+
+  @Test
+  void opensThroughStoresWithAClusterUri() {
+    String uri = "redis-cluster://" + store.config().addresses().get(0) + "?timeout=3s&client_name=allot-test";
+    try (Store s = Stores.open(uri)) {
+      assertThat(s).isInstanceOf(RedisStore.class);
+      assertThat(((RedisStore) s).config().commandTimeout()).isEqualTo(Duration.ofSeconds(3));
+      String k = key("units");
+      s.seedKeys().replaceList(k, List.of("u1"));
+      assertThat(store.seedKeys().list(k)).containsExactly("u1");
+    }
+  }
+
+  @Test
+  void keyTopicsGetKeyspaceNotificationsFromTheNodeOfEachKey() throws Exception {
+    rawRedis.configSet("notify-keyspace-events", "Kl");
+    try {
+      for (String k : keysOnEveryNode("services")) {
+        BlockingQueue<String> got = new LinkedBlockingQueue<>();
+        try (Subscription ignored = peer.notifications().subscribe(Topic.key(k), got::add)) {
+          raw.lpush(k, "10.0.0.1:8080"); // a Go service registering itself, not through allot
+          assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("lpush");
+        }
+      }
+    } finally {
+      rawRedis.configSet("notify-keyspace-events", "");
+    }
   }
 
   @Test
   void tablesInSlotsOfEveryNodeArePublishedAtomically() {
-    Set<Integer> slots = new HashSet<>();
-    for (int i = 0; i < 12; i++) {
-      String table = key("table-" + i);
-      slots.add(SlotHash.getSlot(table));
-      Lease lease = store.tryAcquire(Store.tableLeaseName(table, "g"), "d1", Duration.ofSeconds(30)).orElseThrow();
-      assertThat(store.publish(lease, table, "g", Map.of("m" + i, "u" + i))).isEqualTo(1);
-      assertThat(peer.hash(table)).isEqualTo(Map.of("m" + i, "u" + i));
-      assertThat(peer.epoch(table)).isEqualTo(1);
+    List<String> tables = keysOnEveryNode("table");
+    for (int i = 0; i < tables.size(); i++) {
+      String table = tables.get(i);
+      Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, "g"), "d1", Duration.ofSeconds(30)).orElseThrow();
+      assertThat(store.tables().publish(lease, table, "g", Map.of("m" + i, "u" + i))).isEqualTo(1);
+      assertThat(peer.seedKeys().hash(table)).isEqualTo(Map.of("m" + i, "u" + i));
+      assertThat(peer.tables().epoch(table)).isEqualTo(1);
     }
-    assertThat(slots).hasSizeGreaterThan(1);
-  }
-
-  @Test
-  void aTableKeyThatCannotShareASlotWithItsCompanionsIsRefused() {
-    String table = "x{}"; // empty tag: hashed whole, and a '}' breaks wrapping it in a new tag
-    Assumptions.assumeTrue(SlotHash.getSlot(table) != SlotHash.getSlot(RedisKeys.epoch(table)));
-    assertThatThrownBy(() -> store.tryAcquire(Store.tableLeaseName(table, "g"), "d1", Duration.ofSeconds(1))
-        .ifPresent(l -> store.publish(l, table, "g", Map.of("m", "u"))))
-        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -17,41 +17,63 @@ class RedisStoreConfigTest {
   void oneAddressIsStandaloneSeveralAreCluster() {
     assertThat(RedisStoreConfig.builder("127.0.0.1:6379").build().cluster()).isFalse();
     assertThat(RedisStoreConfig.builder("a:7000", "b:7001").build().cluster()).isTrue();
-    assertThat(RedisStoreConfig.builder("a:7000", "b:7001").build().describe()).isEqualTo("Redis Cluster a:7000,b:7001");
-    assertThatThrownBy(() -> RedisStoreConfig.builder(List.of())).isInstanceOf(IllegalArgumentException.class);
+    assertThat(RedisStoreConfig.builder("a:7000").cluster(true).build().cluster()).isTrue();
+    assertThat(RedisStoreConfig.builder("a:7000", "b:7001").build().describe()).isEqualTo("redis-cluster://a:7000,b:7001");
+    assertThat(RedisStoreConfig.builder("h").database(2).tls(true).build().describe()).isEqualTo("rediss://h:6379/2");
+    assertThatThrownBy(() -> RedisStoreConfig.builder(List.of()).build()).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> RedisStoreConfig.builder("a:1", "b:2").cluster(false).build())
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cluster");
   }
 
   @Test
   void addressesParse() {
-    RedisStoreConfig c = RedisStoreConfig.builder("x").build();
-    RedisURI plain = RedisStore.uri("redis.internal:6380", c);
-    assertThat(plain.getHost()).isEqualTo("redis.internal");
-    assertThat(plain.getPort()).isEqualTo(6380);
-    assertThat(RedisStore.uri("redis.internal", c).getPort()).isEqualTo(6379);
-    RedisURI v6 = RedisStore.uri("[::1]:7000", c);
-    assertThat(v6.getHost()).isEqualTo("::1");
-    assertThat(v6.getPort()).isEqualTo(7000);
-    assertThatThrownBy(() -> RedisStore.uri("::1:7000", c)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> RedisStore.uri("host:http", c)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> RedisStore.uri("host:70000", c)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> RedisStore.uri(":6379", c)).isInstanceOf(IllegalArgumentException.class);
+    assertThat(RedisAddress.parse("redis.internal:6380")).isEqualTo(new RedisAddress("redis.internal", 6380));
+    assertThat(RedisAddress.parse("redis.internal").port()).isEqualTo(6379);
+    assertThat(RedisAddress.parse("[::1]:7000")).isEqualTo(new RedisAddress("::1", 7000));
+    assertThat(RedisAddress.parse("[::1]")).isEqualTo(new RedisAddress("::1", 6379));
+    assertThat(RedisAddress.parse("[::1]:7000").toString()).isEqualTo("[::1]:7000");
+    assertThat(RedisStoreConfig.builder("x").build().addresses()).containsExactly("x:6379");
+    assertThatThrownBy(() -> RedisAddress.parse("::1:7000")).hasMessageContaining("bracketed");
+    assertThatThrownBy(() -> RedisAddress.parse("host:http")).hasMessageContaining("'http'");
+    assertThatThrownBy(() -> RedisAddress.parse("host:70000")).hasMessageContaining("'70000'");
+    assertThatThrownBy(() -> RedisAddress.parse(":6379")).hasMessageContaining("no host");
+    assertThatThrownBy(() -> RedisAddress.parse("[::1")).hasMessageContaining("'[::1'");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h:0").build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'h:0'");
   }
 
   @Test
-  void securitySettingsReachTheUri() {
+  void securitySettingsReachTheLettuceUri() {
     RedisStoreConfig c = RedisStoreConfig.builder("h:1").username("app").password("pw")
         .tls(true).tlsVerify(RedisStoreConfig.TlsVerify.CA).database(3).commandTimeout(Duration.ofMillis(700))
         .build();
-    RedisURI uri = RedisStore.uri("h:1", c);
+    RedisURI uri = LettuceClients.uri("h:1", c);
     assertThat(uri.isSsl()).isTrue();
     assertThat(uri.getVerifyMode()).isEqualTo(SslVerifyMode.CA);
     assertThat(uri.getDatabase()).isEqualTo(3);
     assertThat(uri.getTimeout()).isEqualTo(Duration.ofMillis(700));
     assertThat(uri.getCredentialsProvider().resolveCredentials().block().getUsername()).isEqualTo("app");
-    assertThat(c.toString()).contains("***").doesNotContain("pw,");
+    assertThat(c.toString()).contains("password=***").doesNotContain("pw,").doesNotContain("=pw");
     assertThat(RedisStoreConfig.builder("h:1").caPemFiles(List.of(Path.of("ca.pem"))).build().tls()).isTrue();
-    assertThatThrownBy(() -> RedisStore.uri("h:1", RedisStoreConfig.builder("a:1", "b:2").database(1).build()))
-        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void everyBadSettingIsNamed() {
+    assertThatThrownBy(() -> RedisStoreConfig.builder("a:1", "b:2").database(1).build())
+        .hasMessageContaining("database 0");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").database(-1).build()).hasMessageContaining("database");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").username("u").build()).hasMessageContaining("username");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").caPemFiles(List.of(Path.of("ca.pem"))).tls(false).build())
+        .hasMessageContaining("caPemFiles");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").commandTimeout(Duration.ZERO).build())
+        .hasMessageContaining("commandTimeout");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").connectTimeout(null).build())
+        .hasMessageContaining("connectTimeout");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").reconnectDelay(Duration.ofSeconds(2), Duration.ofSeconds(1))
+        .build()).hasMessageContaining("reconnectDelay");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").requestQueueSize(0).build())
+        .hasMessageContaining("requestQueueSize");
+    assertThatThrownBy(() -> RedisStoreConfig.builder("h").tlsVerify(null).build()).hasMessageContaining("tlsVerify");
   }
 
   @Test

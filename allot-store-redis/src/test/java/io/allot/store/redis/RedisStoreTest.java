@@ -3,84 +3,45 @@ package io.allot.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Lease;
-import io.allot.store.Store;
-import io.allot.store.StoreContractTest;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.allot.store.MemberMeta;
+import io.allot.store.MemberRecord;
+import io.allot.store.Subscription;
+import io.allot.store.Tables;
+import io.allot.store.Topic;
+import io.allot.store.UnitOwner;
+import io.allot.testkit.TestServers;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract against a real Redis (see {@link TestRedis}); every test under a random key prefix, removed after.
- * Two stores (two connections, as two processes would have) exercise cross-client behaviour; one plain Lettuce
- * connection checks the raw layout and cleans up.
+ * The contract against the Redis of {@link TestServers#redisUri()}, every test under a random key prefix (see
+ * {@link RedisContractTest}), and what is particular to standalone Redis: the raw key layout, records written by
+ * others or by earlier releases.
  */
-class RedisStoreTest extends StoreContractTest {
-  private static RedisStore store;
-  private static RedisStore peer;
-  private static RedisClient rawClient;
-  private static StatefulRedisConnection<String, String> rawConnection;
-  private static RedisCommands<String, String> raw;
-
-  @BeforeAll
-  static void connect() {
-    String address = TestRedis.address();
-    store = RedisStore.connect(address);
-    peer = RedisStore.connect(address);
-    rawClient = RedisClient.create("redis://" + address);
-    rawConnection = rawClient.connect();
-    raw = rawConnection.sync();
-  }
-
-  @AfterAll
-  static void disconnect() {
-    if (store != null) {
-      store.close();
-      peer.close();
-      rawConnection.close();
-      rawClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-  }
-
-  @AfterEach
-  void cleanUp() {
-    List<String> keys = new ArrayList<>();
-    ScanIterator.scan(raw, ScanArgs.Builder.matches("*" + prefix() + "*").limit(1000)).forEachRemaining(keys::add);
-    if (!keys.isEmpty()) {
-      raw.del(keys.toArray(new String[0]));
-    }
-  }
+@SuppressWarnings("try") // subscriptions held open by try-with-resources
+class RedisStoreTest extends RedisContractTest {
 
   @Override
-  protected Store store() {
-    return store;
-  }
-
-  @Override
-  protected Store peer() {
-    return peer;
+  String uri() {
+    return TestServers.redisUri();
   }
 
   @Test
   void layoutIsSeedCompatibleAndCompanionsAreHashTagged() {
     String services = key("sys-services");
     raw.lpush(services, "10.0.0.1:8080"); // a Go service registering itself
-    assertThat(store.list(services)).containsExactly("10.0.0.1:8080");
-    assertThat(store.addToList(services, "10.0.0.2:8080")).isTrue();
+    assertThat(store.seedKeys().list(services)).containsExactly("10.0.0.1:8080");
+    assertThat(store.seedKeys().addToList(services, "10.0.0.2:8080")).isTrue();
     assertThat(raw.lrange(services, 0, -1)).containsExactly("10.0.0.2:8080", "10.0.0.1:8080");
 
     String table = key("sys-matching-table");
-    Lease lease = store.tryAcquire(Store.tableLeaseName(table, "g1"), "d1", Duration.ofSeconds(30)).orElseThrow();
-    store.publish(lease, table, "g1", Map.of("10.0.0.1:8080", "u1,u2"));
+    Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, "g1"), "d1", Duration.ofSeconds(30)).orElseThrow();
+    store.tables().publish(lease, table, "g1", Map.of("10.0.0.1:8080", "u1,u2"));
     assertThat(raw.type(table)).isEqualTo("hash");
     assertThat(raw.hgetall(table)).isEqualTo(Map.of("10.0.0.1:8080", "u1,u2"));
     assertThat(raw.get("{" + table + "}:allot:epoch")).isEqualTo("1");
@@ -94,18 +55,18 @@ class RedisStoreTest extends StoreContractTest {
 
   @Test
   void firstTokenIsSeededFromRedisTimeInMicroseconds() {
-    long before = store.timeMillis() * 1000;
-    Lease lease = store.tryAcquire(key("leader"), "d1", Duration.ofSeconds(5)).orElseThrow();
+    long before = store.clock().timeMillis() * 1000;
+    Lease lease = store.leadership().tryAcquire(key("leader"), "d1", Duration.ofSeconds(5)).orElseThrow();
     assertThat(lease.token()).isGreaterThan(before).isLessThan(before + 60_000_000L);
   }
 
   @Test
   void tokensKeepIncreasingAfterTheTokenKeyIsLost() {
     String name = key("leader");
-    Lease first = store.tryAcquire(name, "d1", Duration.ofSeconds(5)).orElseThrow();
-    store.release(first);
+    Lease first = store.leadership().tryAcquire(name, "d1", Duration.ofSeconds(5)).orElseThrow();
+    store.leadership().release(first);
     raw.del(RedisKeys.token(name)); // what a restart without persistence does
-    Lease second = store.tryAcquire(name, "d1", Duration.ofSeconds(5)).orElseThrow();
+    Lease second = store.leadership().tryAcquire(name, "d1", Duration.ofSeconds(5)).orElseThrow();
     assertThat(second.token()).isGreaterThan(first.token());
   }
 
@@ -113,15 +74,15 @@ class RedisStoreTest extends StoreContractTest {
   void membershipLayoutIsHashTaggedWithThePool() {
     String pool = key("sys-services");
     raw.lpush(pool, "10.0.0.1:8080"); // a Go service registering itself
-    long before = store.timeMillis();
-    long session = store.register(pool, "10.0.0.2:8080", 3, 7, Duration.ofSeconds(30));
-    long token = store.claim(pool, "unit-1", "10.0.0.2:8080", session).orElseThrow();
+    long before = store.clock().timeMillis();
+    long session = store.membership(pool).register("10.0.0.2:8080", MemberMeta.of(3, 7), Duration.ofSeconds(30));
+    long token = store.ownership(pool).claim("unit-1", "10.0.0.2:8080", session).orElseThrow();
     assertThat(raw.lrange(pool, 0, -1)).containsExactly("10.0.0.2:8080", "10.0.0.1:8080");
 
     String value = raw.hget("{" + pool + "}:allot:members", "10.0.0.2:8080");
     assertThat(value).startsWith("3|7|" + session + "|");
     long until = Long.parseLong(value.substring(value.lastIndexOf('|') + 1));
-    assertThat(until).isBetween(before + 30_000, store.timeMillis() + 30_000);
+    assertThat(until).isBetween(before + 30_000, store.clock().timeMillis() + 30_000);
     assertThat(raw.hgetall("{" + pool + "}:allot:ownership"))
         .isEqualTo(Map.of("unit-1", "10.0.0.2:8080|" + session + "|" + token));
     assertThat(raw.get("{" + pool + "}:allot:counter")).isEqualTo(Long.toString(token));
@@ -134,12 +95,41 @@ class RedisStoreTest extends StoreContractTest {
   @Test
   void sessionsAndTokensKeepIncreasingAfterTheCounterIsLost() {
     String pool = key("services");
-    long s1 = store.register(pool, "m1", 1, 1, Duration.ofSeconds(30));
-    long t1 = store.claim(pool, "u", "m1", s1).orElseThrow();
+    long s1 = store.membership(pool).register("m1", MemberMeta.of(1, 1), Duration.ofSeconds(30));
+    long t1 = store.ownership(pool).claim("u", "m1", s1).orElseThrow();
     raw.del(RedisKeys.counter(pool)); // what a restart without persistence does (with the rest kept, worst case)
-    long s2 = store.register(pool, "m2", 1, 1, Duration.ofSeconds(30));
+    long s2 = store.membership(pool).register("m2", MemberMeta.of(1, 1), Duration.ofSeconds(30));
     assertThat(s2).isGreaterThan(t1);
-    assertThat(store.renewMember(pool, "m1", s1, Duration.ofSeconds(30))).isTrue();
+    assertThat(store.membership(pool).renew("m1", s1, Duration.ofSeconds(30))).isTrue();
+  }
+
+  @Test
+  void aCounterRolledBackStillIssuesTokensAboveTheStoreTimeInMicroseconds() {
+    String pool = key("services");
+    long s = store.membership(pool).register("m1", MemberMeta.of(1, 1), Duration.ofSeconds(30));
+    String lease = key("leader");
+    store.leadership().tryAcquire(lease, "d1", Duration.ofMillis(1));
+    raw.set(RedisKeys.counter(pool), "7"); // what an AOF rollback or a restore of an old snapshot does
+    raw.set(RedisKeys.token(lease), "7");
+    long now = store.clock().timeMillis() * 1000;
+    long token = store.ownership(pool).claim("u", "m1", s).orElseThrow();
+    assertThat(token).isGreaterThan(now).isGreaterThan(s);
+    long leaseToken = waiting().until(() -> store.leadership().tryAcquire(lease, "d2", Duration.ofSeconds(5)),
+        java.util.Optional::isPresent).orElseThrow().token();
+    assertThat(leaseToken).isGreaterThan(now);
+  }
+
+  @Test
+  void theGuardRecordNamesTheRunOfTheNodeAndWhenClaimsMayStart() {
+    String pool = key("services");
+    long before = store.clock().timeMillis();
+    long s = store.membership(pool).register("m1", MemberMeta.of(1, 1), Duration.ofSeconds(30));
+    Map<String, String> guard = raw.hgetall(RedisKeys.guard(pool));
+    assertThat(guard.get("incarnation")).isEqualTo(RedisDurability.parseInfo(raw.info("server")).get("run_id"));
+    assertThat(Long.parseLong(guard.get("not_before"))).as("a new pool on a long-running server: no wait")
+        .isBetween(before, store.clock().timeMillis());
+    assertThat(store.ownership(pool).claim("u", "m1", s)).isPresent();
+    assertThat(raw.pttl(RedisKeys.guard(pool))).as("never expires").isEqualTo(-1L);
   }
 
   @Test
@@ -147,32 +137,95 @@ class RedisStoreTest extends StoreContractTest {
     String pool = key("services");
     raw.hset(RedisKeys.members(pool), "junk", "not|a|record");
     raw.hset(RedisKeys.ownership(pool), "u", "garbage");
-    long s = store.register(pool, "m1", 1, 1, Duration.ofSeconds(30));
-    assertThat(store.members(pool)).containsOnlyKeys("m1");
-    assertThat(store.owners(pool)).isEmpty();
-    assertThat(store.claim(pool, "u", "junk", 1)).isEmpty();
-    long t = store.claim(pool, "u", "m1", s).orElseThrow();
-    assertThat(store.owners(pool)).containsOnlyKeys("u");
-    assertThat(store.validToken(pool, "u", t)).isTrue();
+    long s = store.membership(pool).register("m1", MemberMeta.of(1, 1), Duration.ofSeconds(30));
+    assertThat(store.membership(pool).members()).containsOnlyKeys("m1");
+    assertThat(store.ownership(pool).owners()).isEmpty();
+    assertThat(store.ownership(pool).claim("u", "junk", 1)).isEmpty();
+    long t = store.ownership(pool).claim("u", "m1", s).orElseThrow();
+    assertThat(store.ownership(pool).owners()).containsOnlyKeys("u");
+    assertThat(store.ownership(pool).validToken("u", "m1", s, t)).isTrue();
   }
 
   @Test
-  void registrationRecordParsing() {
-    assertThat(RedisStore.parseMember("m", "1|2|3|4")).isEqualTo(new io.allot.store.MemberRecord("m", 1, 2, 3, 4));
-    assertThat(RedisStore.parseMember("m", "1|2|3")).isNull();
-    assertThat(RedisStore.parseOwnership("u", "a|b|5|6")).isEqualTo(new io.allot.store.Ownership("u", "a|b", 5, 6));
-    assertThat(RedisStore.parseOwnership("u", "|5|6")).isEqualTo(new io.allot.store.Ownership("u", "", 5, 6));
-    assertThat(RedisStore.parseOwnership("u", "5|6")).isNull();
-    assertThat(RedisStore.parseOwnership("u", "a|x|6")).isNull();
+  void recordParsing() {
+    assertThat(RedisMembership.parse("m", "1|2|3|4")).isEqualTo(new MemberRecord("m", MemberMeta.of(1, 2), 3, 4));
+    assertThat(RedisMembership.parse("m", "1|2|3|4|")).isEqualTo(new MemberRecord("m", MemberMeta.of(1, 2), 3, 4));
+    assertThat(RedisMembership.parse("m", "1|2|3|4|version=1.0&zone=a%7Cb"))
+        .isEqualTo(new MemberRecord("m", MemberMeta.of(1, 2).with("version", "1.0").with("zone", "a|b"), 3, 4));
+    assertThat(RedisMembership.parse("m", "1|2|3")).isNull();
+    assertThat(RedisMembership.parse("m", "1|2|3|4|a=1|b=2")).isNull();
+    assertThat(RedisMembership.parse("m", "1|2|3|4|novalue")).isNull();
+    assertThat(RedisMembership.parse("m", "-1|2|3|4")).isNull();
+    assertThat(RedisOwnership.parse("u", "a|b|5|6")).isEqualTo(new UnitOwner("u", "a|b", 5, 6));
+    assertThat(RedisOwnership.parse("u", "|5|6")).isEqualTo(new UnitOwner("u", "", 5, 6));
+    assertThat(RedisOwnership.parse("u", "5|6")).isNull();
+    assertThat(RedisOwnership.parse("u", "a|x|6")).isNull();
+  }
+
+  @Test
+  void memberAttributesAreTheFifthPartOfTheRecordAndKeptByRenew() {
+    String pool = key("services");
+    MemberMeta meta = MemberMeta.of(3, 7).with(MemberMeta.VERSION, "1.2.3").with("label.team", "a|b c");
+    long s = store.membership(pool).register("m1", meta, Duration.ofSeconds(30));
+    String value = raw.hget(RedisKeys.members(pool), "m1");
+    assertThat(value).startsWith("3|7|" + s + "|").endsWith("|label.team=a%7Cb+c&version=1.2.3");
+    assertThat(value.split("\\|", -1)).hasSize(5);
+
+    assertThat(store.membership(pool).renew("m1", s, Duration.ofSeconds(60))).isTrue();
+    assertThat(raw.hget(RedisKeys.members(pool), "m1")).endsWith("|label.team=a%7Cb+c&version=1.2.3");
+    assertThat(peer.membership(pool).members().get("m1").meta()).isEqualTo(meta);
+
+    assertThat(store.membership(pool).update("m1", s, MemberMeta.of(4, 8))).isTrue();
+    assertThat(raw.hget(RedisKeys.members(pool), "m1")).as("no attributes: the 4-part form of earlier releases")
+        .matches("4\\|8\\|" + s + "\\|\\d+");
+  }
+
+  @Test
+  void recordsWrittenByThePreviousReleaseStillRead() {
+    String pool = key("services");
+    long now = store.clock().timeMillis();
+    raw.hset(RedisKeys.members(pool), "old:1", "2|5|42|" + (now + 30_000)); // affinity|capacity|session|until
+    assertThat(store.membership(pool).members().get("old:1"))
+        .isEqualTo(new MemberRecord("old:1", MemberMeta.of(2, 5), 42, now + 30_000));
+    long token = store.ownership(pool).claim("u", "old:1", 42).orElseThrow();
+    assertThat(store.ownership(pool).validToken("u", "old:1", 42, token)).isTrue();
+    assertThat(store.membership(pool).renew("old:1", 42, Duration.ofSeconds(30))).isTrue();
+    assertThat(raw.hget(RedisKeys.members(pool), "old:1")).matches("2\\|5\\|42\\|\\d+");
+    assertThat(store.membership(pool).update("old:1", 42, MemberMeta.of(2, 5).with(MemberMeta.ZONE, "z1"))).isTrue();
+    assertThat(store.membership(pool).members().get("old:1").meta().zone()).isEqualTo("z1");
+  }
+
+  @Test
+  void seedListWritesPublishOnTheChangesChannelOfEarlierReleases() throws Exception {
+    String k = key("units");
+    BlockingQueue<String> got = new LinkedBlockingQueue<>();
+    try (Subscription ignored = peer.notifications().subscribe(Topic.named("allot:changes:" + k), got::add)) {
+      store.seedKeys().addToList(k, "a");
+      store.seedKeys().addToList(k, "a"); // not added: not announced
+      store.seedKeys().replaceList(k, List.of("b", "c"));
+      store.seedKeys().removeFromList(k, "x"); // nothing removed: not announced
+      store.seedKeys().removeFromList(k, "b");
+      for (String expected : List.of("lpush", "replace", "lrem")) {
+        assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(expected);
+      }
+      store.notifications().publish(Topic.key(k), "barrier");
+      assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("barrier");
+    }
+  }
+
+  @Test
+  void describesItselfAsAUriWithoutPassword() {
+    String withoutUserInfoOrParameters = uri().replaceFirst("//[^@/]*@", "//").replaceFirst("\\?.*$", "");
+    assertThat(store.describe()).isEqualTo(withoutUserInfoOrParameters);
   }
 
   @Test
   void fieldsWrittenByOthersAreLeftAlone() {
     String table = key("table");
     raw.hset(table, "legacy:1", "u9"); // e.g. written by the original Go distributor
-    Lease lease = store.tryAcquire(Store.tableLeaseName(table, "g1"), "d1", Duration.ofSeconds(30)).orElseThrow();
-    store.publish(lease, table, "g1", Map.of("m1", "u1"));
-    store.publish(lease, table, "g1", Map.of());
-    assertThat(store.hash(table)).isEqualTo(Map.of("legacy:1", "u9"));
+    Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, "g1"), "d1", Duration.ofSeconds(30)).orElseThrow();
+    store.tables().publish(lease, table, "g1", Map.of("m1", "u1"));
+    store.tables().publish(lease, table, "g1", Map.of());
+    assertThat(store.seedKeys().hash(table)).isEqualTo(Map.of("legacy:1", "u9"));
   }
 }

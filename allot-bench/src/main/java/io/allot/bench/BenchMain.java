@@ -1,0 +1,49 @@
+package io.allot.bench;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * The benchmark jar's command line ({@code java -jar allot-bench.jar ...}, which {@code bin/allot bench ...} runs):
+ * {@code assign}, {@code distributor}, {@code failover}, {@code jmh}. Exit codes: 0 ok, 2 bad usage (the message
+ * names the bad option), 1 if a run fails.
+ */
+@Command(
+    name = "allot bench",
+    description = "Benchmarks: the assignment strategies (assign), one distributor cycle at scale (distributor), failover "
+        + "with real processes (failover), and the JMH suites (jmh).",
+    subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, JmhCommand.class})
+public final class BenchMain implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin HelpOption help;
+
+  @Override
+  public Integer call() {
+    throw new ParameterException(spec.commandLine(),
+        "Missing required subcommand: choose one of: " + String.join(", ", spec.subcommands().keySet()));
+  }
+
+  /**
+   * Runs a command line and returns its exit code.
+   *
+   * @param out the report
+   * @param err progress, errors and usage
+   */
+  public static int execute(PrintWriter out, PrintWriter err, String... args) {
+    return new CommandLine(new BenchMain()).setOut(out).setErr(err).execute(args);
+  }
+
+  public static void main(String[] args) {
+    // the servers and stores of the distributor and failover benches log through slf4j-simple: warnings only
+    System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
+        System.getProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn"));
+    System.exit(execute(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+  }
+}

@@ -1,0 +1,219 @@
+package io.allot.bench;
+
+import io.allot.core.assign.SeedLayout;
+import io.allot.store.Store;
+import io.allot.store.Stores;
+import io.allot.testkit.Poll;
+import io.allot.testkit.Ports;
+import io.allot.testkit.fleet.Fleet;
+import io.allot.testkit.overlap.EventFile;
+import io.allot.testkit.overlap.OverlapChecker;
+import java.io.PrintWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.stream.IntStream;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bench failover}: real processes ({@code allot server} and M {@code allot worker}s of the CLI jar, default
+ * settings, launched by the testkit's {@link Fleet}); each trial kills one worker with SIGKILL and times until every
+ * unit it held has been started by another worker; the worker is then restarted and the fleet settles before the
+ * next trial.
+ */
+@Command(
+    name = "failover",
+    sortOptions = false,
+    description = {
+      "Failover time with real processes.",
+      "A distributor and M workers (allot server and allot worker of the CLI jar, default settings) share N units; "
+          + "each trial kills one worker with SIGKILL and measures the time until every unit it held was started "
+          + "elsewhere. Prints each trial, p50/p99/max, and the overlap check over the whole run's event logs."
+    })
+final class FailoverBench implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin HelpOption help;
+
+  @Option(names = "--workers", defaultValue = "4", description = "Worker processes (M). Default ${DEFAULT-VALUE}.")
+  int workers;
+
+  @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
+  int units;
+
+  @Option(names = "--trials", defaultValue = "20", description = "Kills. Default ${DEFAULT-VALUE}.")
+  int trials;
+
+  @Option(names = "--dir", description = "Where event files go (default: a new temporary directory).")
+  Path dir;
+
+  @Option(names = {"--store", "-store"}, paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
+      description = "The store every process shares: redis://host:port or postgresql://user@host:port/db. "
+          + "Default ${DEFAULT-VALUE}.")
+  String store;
+
+  @Option(names = "--allot-jar", paramLabel = "JAR",
+      description = "The CLI jar the processes run (default: allot-cli/target/allot.jar next to this jar's module).")
+  Path allotJar;
+
+  @Override
+  public Integer call() throws Exception {
+    checkOptions();
+    PrintWriter out = spec.commandLine().getOut();
+    Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-");
+    String prefix = "failover-" + UUID.randomUUID().toString().substring(0, 8) + "-";
+    List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
+    try (Store st = Stores.open(store);
+        Fleet fleet = Fleet.builder(d).storeArgs("-store", store).prefix(prefix).jar(allotJar).build()) {
+      st.seedKeys().replaceList(fleet.unitsKey(), unitNames);
+      out.printf("failover bench: %d workers, %d units, %d trials, store %s, default settings (lease 1.5 s, renew 300 ms,"
+          + " fence margin 500 ms; distributor poll 1 s, ping timeout 1 s); files in %s%n", workers, units, trials,
+          st.describe(), d);
+      out.flush();
+      fleet.startDistributor();
+      Fleet.Worker[] w = new Fleet.Worker[workers];
+      int[] ports = new int[workers];
+      int[] incarnation = new int[workers];
+      for (int i = 0; i < workers; i++) {
+        ports[i] = Ports.free();
+        w[i] = fleet.startWorker(i, 0, ports[i]);
+      }
+      settle(fleet, st, unitNames, members(w), 120_000);
+      long[] times = new long[trials];
+      for (int t = 0; t < trials; t++) {
+        int victim = t % workers;
+        Set<String> held = EventFile.open(fleet.eventFiles().get(w[victim].label())).keySet();
+        long killed = w[victim].kill();
+        String member = w[victim].member();
+        String label = w[victim].label();
+        long[] tableMoved = {-1};
+        long[] last = {-1};
+        // the times come from the event lines, so the polling period does not change the figures
+        Poll.until(() -> {
+          if (tableMoved[0] < 0 && st.tables().read(fleet.tableKey(), member).orElse("").isEmpty()) {
+            tableMoved[0] = System.currentTimeMillis() - killed;
+          }
+          last[0] = lastRestart(fleet, held, killed, label);
+          return last[0] >= 0;
+        }, Duration.ofSeconds(60), Duration.ofMillis(20));
+        if (last[0] < 0) {
+          out.printf("trial %2d: %s held %d units; not all restarted within 60 s%n", t + 1, member, held.size());
+          return 1;
+        }
+        times[t] = last[0] - killed;
+        out.printf("trial %2d: killed %s holding %d units; table moved them after %d ms; all started elsewhere after"
+            + " %d ms%n", t + 1, member, held.size(), tableMoved[0], times[t]);
+        out.flush();
+        w[victim] = fleet.startWorker(victim, ++incarnation[victim], ports[victim]);
+        settle(fleet, st, unitNames, members(w), 120_000);
+      }
+      long[] sorted = times.clone();
+      Arrays.sort(sorted);
+      out.printf("failover (kill -9 -> every unit of the dead worker started elsewhere), %d trials: p50 %d ms, p99 %d ms,"
+          + " max %d ms%n", trials, pct(sorted, 50), pct(sorted, 99), sorted[sorted.length - 1]);
+      for (Fleet.Worker x : w) {
+        x.terminate(30_000);
+      }
+      OverlapChecker.Report r = OverlapChecker.check(fleet.eventFiles(), fleet.killedAt(), System.currentTimeMillis());
+      out.printf("overlap check over the run: %d ownership intervals, %d overlaps, %d problems%n", r.intervals(),
+          r.overlaps().size(), r.problems().size());
+      out.flush();
+      st.seedKeys().replaceList(fleet.unitsKey(), List.of());
+      return r.clean() ? 0 : 1;
+    }
+  }
+
+  /** Bad options are a {@link ParameterException}: exit code 2, the option named. */
+  private void checkOptions() throws URISyntaxException {
+    if (workers < 2 || workers > 32) {
+      throw bad("--workers must be between 2 and 32, got " + workers);
+    }
+    if (units < 1) {
+      throw bad("--units must be at least 1, got " + units);
+    }
+    if (trials < 1) {
+      throw bad("--trials must be at least 1, got " + trials);
+    }
+    if (store.trim().toLowerCase(java.util.Locale.ROOT).startsWith("memory")) {
+      throw bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");
+    }
+    if (allotJar == null) {
+      Path self = Path.of(FailoverBench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+      // <root>/allot-bench/target/allot-bench.jar (or .../target/classes) -> <root>/allot-cli/target/allot.jar
+      allotJar = self.toAbsolutePath().getParent().getParent().resolveSibling("allot-cli").resolve("target/allot.jar");
+    }
+    if (!Files.isRegularFile(allotJar)) {
+      throw bad("--allot-jar: " + allotJar + " is not a file; build it (./mvnw -B package -pl allot-cli -am"
+          + " -DskipTests) or name it");
+    }
+  }
+
+  private ParameterException bad(String message) {
+    return new ParameterException(spec.commandLine(), message);
+  }
+
+  /** Time of the last of {@code held}'s new starts after {@code since} in other incarnations, or -1 if not all yet. */
+  private static long lastRestart(Fleet fleet, Set<String> held, long since, String victim) {
+    Set<String> pending = new HashSet<>(held);
+    long last = since;
+    for (Map.Entry<String, Path> e : fleet.eventFiles().entrySet()) {
+      if (e.getKey().equals(victim) || fleet.killedAt().containsKey(e.getKey())) {
+        continue;
+      }
+      for (Map.Entry<String, Long> s : EventFile.startsSince(e.getValue(), since).entrySet()) {
+        if (pending.remove(s.getKey())) {
+          last = Math.max(last, s.getValue());
+        }
+      }
+    }
+    return pending.isEmpty() ? last : -1;
+  }
+
+  private static Set<String> members(Fleet.Worker[] w) {
+    Set<String> out = new HashSet<>();
+    for (Fleet.Worker x : w) {
+      out.add(x.member());
+    }
+    return out;
+  }
+
+  /**
+   * Waits until every unit runs exactly once, on the member the published table gives it, and every member has a
+   * share of the table.
+   */
+  private static void settle(Fleet fleet, Store store, List<String> units, Set<String> members, long timeoutMillis) {
+    boolean settled = Poll.until(() -> {
+      Map<String, List<String>> running = fleet.running();
+      if (!Fleet.eachRunningOnce(running, units)) {
+        return false;
+      }
+      Map<String, String> wanted = new HashMap<>();
+      store.tables().read(fleet.tableKey())
+          .forEach((member, list) -> SeedLayout.split(list).forEach(u -> wanted.put(u, member)));
+      return new HashSet<>(wanted.values()).containsAll(members)
+          && units.stream().allMatch(u -> fleet.memberOf(running.get(u).get(0)).equals(wanted.get(u)));
+    }, Duration.ofMillis(timeoutMillis), Duration.ofMillis(100));
+    if (!settled) {
+      throw new IllegalStateException("the fleet did not settle (every unit running once) within " + timeoutMillis + " ms");
+    }
+  }
+
+  private static long pct(long[] sorted, int p) {
+    int idx = (int) Math.ceil(p / 100.0 * sorted.length) - 1;
+    return sorted[Math.max(0, Math.min(sorted.length - 1, idx))];
+  }
+}

@@ -1,0 +1,68 @@
+package io.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The Java in the README is the Java the tests compile: each {@code ```java} block of the root README must stand, line
+ * for line, in the example source that compiles it. Edit both together.
+ */
+class ReadmeExamplesTest {
+  private static final Path ROOT = Path.of("..");
+
+  @Test
+  void theWorkerExampleIsReadmeWorkerExample() throws IOException {
+    List<String> block = javaBlocks(ROOT.resolve("README.md")).get(0);
+    List<String> source = new ArrayList<>();
+    for (String line : lines(Path.of("src/test/java/io/allot/cli/ReadmeWorkerExample.java"))) {
+      if (!line.startsWith("package ") && !line.startsWith("/**")) {
+        source.add(line.replace("ReadmeWorkerExample", "Scraper"));
+      }
+    }
+    while (!source.isEmpty() && source.get(0).isBlank()) {
+      source.remove(0);
+    }
+    assertThat(block).containsExactlyElementsOf(source);
+  }
+
+  @Test
+  void theFencingSnippetStandsInReadmeFenceExample() throws IOException {
+    List<String> block = javaBlocks(ROOT.resolve("README.md")).get(1);
+    List<String> source = lines(ROOT.resolve("allot-fence/src/test/java/io/allot/fence/ReadmeFenceExample.java"));
+    assertThat(Collections.indexOfSubList(source, block))
+        .as("README's fencing snippet, line for line, in ReadmeFenceExample.java:%n%s", String.join("\n", block))
+        .isNotNegative();
+  }
+
+  private static List<List<String>> javaBlocks(Path markdown) throws IOException {
+    List<List<String>> blocks = new ArrayList<>();
+    List<String> current = null;
+    for (String line : lines(markdown)) {
+      if (current == null && line.equals("```java")) {
+        current = new ArrayList<>();
+      } else if (current != null && line.equals("```")) {
+        blocks.add(current);
+        current = null;
+      } else if (current != null) {
+        current.add(line);
+      }
+    }
+    return blocks;
+  }
+
+  private static List<String> lines(Path p) throws IOException {
+    List<String> out = new ArrayList<>();
+    for (String line : Files.readAllLines(p, StandardCharsets.UTF_8)) {
+      out.add(line.stripTrailing());
+    }
+    return out;
+  }
+}

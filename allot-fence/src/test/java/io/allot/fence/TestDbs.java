@@ -1,0 +1,81 @@
+package io.allot.fence;
+
+import io.allot.testkit.TestServers;
+import io.lettuce.core.RedisURI;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Assumptions;
+
+/** Where the tests find their servers: {@link TestServers} for PostgreSQL and Redis, the rule below for MariaDB. */
+final class TestDbs {
+  /** The local MariaDB this machine kind runs (root, no password, database test). */
+  static final String LOCAL_MARIADB = "jdbc:mariadb://127.0.0.1:3306/test?user=root";
+
+  private TestDbs() {}
+
+  /** TestServers' PostgreSQL ({@code postgresql://user[:password]@host:port/db?params}) as a JDBC URL. */
+  static String postgresJdbcUrl() {
+    URI u = URI.create(TestServers.postgresUri());
+    StringBuilder jdbc = new StringBuilder("jdbc:postgresql://").append(u.getHost());
+    if (u.getPort() > 0) {
+      jdbc.append(':').append(u.getPort());
+    }
+    jdbc.append(u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath());
+    List<String> params = new ArrayList<>();
+    if (u.getUserInfo() != null) {
+      String[] userPassword = u.getUserInfo().split(":", 2);
+      params.add("user=" + enc(userPassword[0]));
+      if (userPassword.length == 2) {
+        params.add("password=" + enc(userPassword[1]));
+      }
+    }
+    if (u.getRawQuery() != null) {
+      params.add(u.getRawQuery());
+    }
+    return params.isEmpty() ? jdbc.toString() : jdbc + "?" + String.join("&", params);
+  }
+
+  static Connection postgres() throws SQLException {
+    return DriverManager.getConnection(postgresJdbcUrl());
+  }
+
+  /**
+   * {@code $ALLOT_TEST_MARIADB} (a JDBC URL) if set, else {@link #LOCAL_MARIADB}. If that does not answer, the test
+   * is skipped, except under CI ({@code $CI} set), where MariaDB runs and its absence fails the build.
+   */
+  static String mariaDbJdbcUrl() {
+    String url = Optional.ofNullable(System.getenv("ALLOT_TEST_MARIADB")).filter(s -> !s.isBlank()).orElse(LOCAL_MARIADB);
+    try {
+      DriverManager.getConnection(url).close();
+      return url;
+    } catch (SQLException e) {
+      String why = "no MariaDB at " + url + " ($ALLOT_TEST_MARIADB to point elsewhere): " + e.getMessage();
+      if (System.getenv("CI") != null) {
+        throw new IllegalStateException(why, e);
+      }
+      Assumptions.abort(why);
+      throw new AssertionError(why); // not reached
+    }
+  }
+
+  /** TestServers' Redis Cluster ({@code redis-cluster://h1:p1,h2:p2,...}) as Lettuce seed URIs. */
+  static List<RedisURI> redisClusterSeeds() {
+    String uri = TestServers.redisClusterUri();
+    List<RedisURI> seeds = new ArrayList<>();
+    for (String hostPort : uri.substring("redis-cluster://".length()).split(",")) {
+      seeds.add(RedisURI.create("redis://" + hostPort));
+    }
+    return seeds;
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(java.net.URLDecoder.decode(s, StandardCharsets.UTF_8), StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,206 @@
+package io.allot.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.allot.store.MemberMeta;
+import io.allot.store.MemberRecord;
+import io.allot.store.UnitOwner;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A schema created by an earlier release migrates cleanly: its data stays readable, the new features work on it,
+ * calls of the old form (a process of that release still running) still resolve, and it ends up with the same
+ * tables, indexes, constraints and functions as a schema created by this release. Release 3 created its functions in
+ * the migrations themselves (copies of its {@code schema-v1.sql} to {@code schema-v3.sql} under {@code legacy-v3/});
+ * release 4 had today's {@code schema-v1.sql} to {@code schema-v4.sql} (applied migrations are never edited) and
+ * its own {@code functions.sql} (a copy under {@code legacy-v4/}).
+ */
+class PostgresSchemaUpgradeTest {
+  private static final Duration GUARD = Duration.ofSeconds(1);
+
+  @ParameterizedTest(name = "schema version {0}")
+  @ValueSource(ints = {3, 4})
+  void aSchemaOfAnEarlierReleaseMigratesAndMatchesAFreshOne(int release) throws Exception {
+    try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
+      String s = old.quoted();
+      createAsAnEarlierReleaseDid(c, old.name(), release);
+      // written by that release's statements
+      long oldSession = release == 3
+          ? longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?)", "pool", "m1", 2, 5, 60_000L, "allot_x", "old")
+          : longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m1", 2, 5, 60_000L, "allot_x",
+              "old", "zone=z1");
+      long oldToken = longOf(c, "SELECT " + s + ".claim(?, ?, ?, ?)", "pool", "u1", "m1", oldSession);
+      longOf(c, "SELECT CASE WHEN " + s + ".add_to_list(?, ?) THEN 1 ELSE 0 END", "units", "a");
+      MemberMeta m1Meta = release == 3 ? MemberMeta.of(2, 5) : MemberMeta.of(2, 5).with(MemberMeta.ZONE, "z1");
+
+      try (PostgresStore store = PostgresStore.connect(PostgresStoreConfig.builder(old.uri()).lostStateGuard(GUARD)
+          .build())) {
+        List<String> versions = new ArrayList<>();
+        for (int v = 1; v < SchemaMigrator.LATEST; v++) {
+          versions.add(v + " -");
+        }
+        versions.add(SchemaMigrator.LATEST + " " + SchemaMigrator.FUNCTIONS_SHA256);
+        assertThat(column(c, "SELECT version || ' ' || coalesce(functions_sha256, '-') FROM " + s
+            + ".allot_schema_version ORDER BY version")).containsExactlyElementsOf(versions);
+
+        MemberRecord m1 = store.membership("pool").members().get("m1");
+        assertThat(m1.meta()).isEqualTo(m1Meta);
+        assertThat(m1.session()).isEqualTo(oldSession);
+        assertThat(m1.liveAt(store.clock().timeMillis())).isTrue();
+        assertThat(store.ownership("pool").owners()).isEqualTo(Map.of("u1", new UnitOwner("u1", "m1", oldSession,
+            oldToken)));
+        assertThat(store.ownership("pool").validToken("u1", "m1", oldSession, oldToken)).isTrue();
+        assertThat(store.seedKeys().list("units")).containsExactly("a");
+        assertThat(store.seedKeys().list("pool")).containsExactly("m1");
+
+        MemberMeta meta = MemberMeta.of(1, 3).with(MemberMeta.ZONE, "eu-1");
+        long s2 = store.membership("pool").register("m2", meta, Duration.ofSeconds(60));
+        assertThat(s2).isGreaterThan(oldToken);
+        assertThat(store.membership("pool").members().get("m2").meta()).isEqualTo(meta);
+        // the pool has no lost-state guard record (nothing says its state was kept): it waits the guard once
+        assertThat(store.ownership("pool").claim("u2", "m2", s2)).as("waiting out the guard").isEmpty();
+        assertThat(store.ownership("pool").claim("u1", "m1", oldSession)).as("the owner's repeated claim")
+            .hasValue(oldToken);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+            .until(() -> store.ownership("pool").claim("u2", "m2", s2).isPresent());
+
+        // a process of that release still running: its calls (old argument lists) resolve to the new functions,
+        // and an update of the old form keeps the attributes it does not know about
+        if (release == 3) {
+          assertThat(longOf(c, "SELECT CASE WHEN " + s + ".update_member(?, ?, ?, ?, ?, ?, ?) THEN 1 ELSE 0 END",
+              "pool", "m2", s2, 4, 4, "allot_x", "old")).isEqualTo(1);
+          assertThat(store.membership("pool").members().get("m2").meta()).isEqualTo(meta.withAffinity(4)
+              .withCapacity(4));
+        }
+        long s3 = release == 3
+            ? longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?)", "pool", "m3", 1, 1, 60_000L, "allot_x",
+                "old")
+            : longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m3", 1, 1, 60_000L, "allot_x",
+                "old", "");
+        assertThat(store.membership("pool").members().get("m3").meta()).isEqualTo(MemberMeta.of(1, 1));
+        assertThat(s3).isGreaterThan(s2);
+        long t3 = longOf(c, "SELECT " + s + ".claim(?, ?, ?, ?)", "pool", "u3", "m3", s3);
+        assertThat(column(c, "SELECT array_length(" + s + ".claim_all(?, ?, ?, ?), 1)::text", "pool",
+            new String[] {"u3", "u4"}, "m3", s3)).containsExactly("2");
+        assertThat(longOf(c, "SELECT CASE WHEN " + s + ".release_unit(?, ?, ?, ?, ?, ?) THEN 1 ELSE 0 END", "pool",
+            "u3", "m3", t3, "allot_x", "old")).isEqualTo(1);
+        assertThat(longOf(c, "SELECT CASE WHEN " + s + ".deregister(?, ?, ?, ?, ?) THEN 1 ELSE 0 END", "pool",
+            "m3", s3, "allot_x", "old")).isEqualTo(1);
+        assertThat(store.ownership("pool").owners()).containsOnlyKeys("u1", "u2", "u4");
+        assertThat(store.membership("pool").members()).containsOnlyKeys("m1", "m2");
+        assertThat(column(c, "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            + "WHERE n.nspname = '" + old.name() + "' GROUP BY p.proname HAVING count(*) > 1")).as("no stale overloads")
+            .isEmpty();
+      }
+
+      fresh.connect().close();
+      List<String> upgraded = catalog(c, old.name());
+      assertThat(upgraded).contains("members.attributes text NO ''::text -", "S.members PRIMARY KEY (pool, id)",
+          "pools.guard_incarnation text YES - -", "S.holds PRIMARY KEY (pool, unit)",
+          "CREATE INDEX list_items_by_value ON S.list_items USING btree (key, value)")
+          .anyMatch(line -> line.startsWith("CREATE OR REPLACE FUNCTION S.claim(p_pool text"));
+      assertThat(upgraded).as("upgraded schema vs fresh schema").isEqualTo(catalog(c, fresh.name()));
+    }
+  }
+
+  /**
+   * What the SchemaMigrator of release {@code release} (3 or 4) did on an empty database: version table, the
+   * migrations up to {@code release}, one row each, and (4) its functions with their hash, in {@code schema}.
+   */
+  private static void createAsAnEarlierReleaseDid(Connection c, String schema, int release) throws SQLException {
+    String s = SchemaMigrator.quote(schema);
+    try (Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA " + s);
+      st.execute("CREATE TABLE IF NOT EXISTS " + s + ".allot_schema_version (version integer PRIMARY KEY, "
+          + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT clock_timestamp())");
+      for (int v = 1; v <= release; v++) {
+        SchemaMigrator.Migration m = SchemaMigrator.MIGRATIONS.get(v - 1);
+        st.execute(release == 3 ? legacy("legacy-v3/" + m.resource()).replace("${schema}", s)
+            : SchemaMigrator.script(m.resource(), schema));
+        try (PreparedStatement ins = c.prepareStatement("INSERT INTO " + s
+            + ".allot_schema_version (version, description) VALUES (?, ?)")) {
+          ins.setInt(1, v);
+          ins.setString(2, m.description());
+          ins.executeUpdate();
+        }
+      }
+      if (release == 4) {
+        st.execute(legacy("legacy-v4/functions.sql").replace("${schema}", s));
+        st.execute("UPDATE " + s + ".allot_schema_version SET functions_sha256 = 'sha256 of release 4' "
+            + "WHERE version = 4");
+      }
+    }
+  }
+
+  private static String legacy(String file) {
+    try (InputStream in = PostgresSchemaUpgradeTest.class.getResourceAsStream(file)) {
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /**
+   * Everything a schema holds but its data: columns, constraints, indexes, functions (with their full definitions)
+   * and the version rows, with the schema's name replaced by {@code S}.
+   */
+  private static List<String> catalog(Connection c, String schema) throws SQLException {
+    List<String> out = new ArrayList<>();
+    out.addAll(column(c, "SELECT table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable || ' '"
+        + " || coalesce(column_default, '-') || ' ' || coalesce(collation_name, '-') FROM information_schema.columns"
+        + " WHERE table_schema = '" + schema + "' ORDER BY table_name, ordinal_position"));
+    out.addAll(column(c, "SELECT r.conrelid::regclass::text || ' ' || pg_get_constraintdef(r.oid) "
+        + "FROM pg_constraint r JOIN pg_namespace n ON n.oid = r.connamespace WHERE n.nspname = '" + schema
+        + "' ORDER BY 1"));
+    out.addAll(column(c, "SELECT indexdef FROM pg_indexes WHERE schemaname = '" + schema + "' ORDER BY indexname"));
+    out.addAll(column(c, "SELECT pg_get_functiondef(p.oid) FROM pg_proc p JOIN pg_namespace n ON n.oid = "
+        + "p.pronamespace WHERE n.nspname = '" + schema + "' ORDER BY p.proname, pg_get_function_arguments(p.oid)"));
+    out.addAll(column(c, "SELECT version || ' ' || description || ' ' || coalesce(functions_sha256, '-') FROM "
+        + SchemaMigrator.quote(schema) + ".allot_schema_version ORDER BY version"));
+    out.replaceAll(line -> line.replace(schema, "S"));
+    return out;
+  }
+
+  private static List<String> column(Connection c, String sql, Object... args) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(c, ps, args);
+      try (ResultSet rs = ps.executeQuery()) {
+        List<String> out = new ArrayList<>();
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+        return out;
+      }
+    }
+  }
+
+  private static void bind(Connection c, PreparedStatement ps, Object[] args) throws SQLException {
+    for (int i = 0; i < args.length; i++) {
+      ps.setObject(i + 1, args[i] instanceof String[] a ? c.createArrayOf("text", a) : args[i]);
+    }
+  }
+
+  private static long longOf(Connection c, String sql, Object... args) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      bind(c, ps, args);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.allot.store;
+
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Assignment tables: for each table key, {@code member -> "u1,u2,..."} (the original distribution hash's encoding)
+ * and an epoch that grows with every publication. Several groups (distributors of different services lists) may
+ * share one table; each owns the fields it wrote last.
+ */
+public interface Tables {
+
+  /**
+   * Atomically, if {@code lease} is still the current lease for its name: sets every field of {@code fields},
+   * deletes the fields this group wrote last time that are not in {@code fields} (never a field another group wrote
+   * since), increments the table's epoch and announces it on {@link Topic#table(String)} (message: the new epoch).
+   *
+   * @param lease the group's lease, acquired under {@link #leaseName(String, String) leaseName(tableKey, group)},
+   *              otherwise {@link IllegalArgumentException}
+   * @return the new epoch
+   * @throws FencedException if the lease is not current (nothing changed)
+   */
+  long publish(Lease lease, String tableKey, String group, Map<String, String> fields);
+
+  /** The epoch of {@code tableKey}: 0 if never published. */
+  long epoch(String tableKey);
+
+  /** Every field of {@code tableKey} (member to its units, comma-separated); empty if missing. */
+  Map<String, String> read(String tableKey);
+
+  /** One member's field of {@code tableKey} (its units, comma-separated); empty if the member has no field. */
+  Optional<String> read(String tableKey, String member);
+
+  /**
+   * The lease name under which {@code group} publishes into {@code tableKey}: {@code tableKey + ":" + group}, where
+   * every '%' and ':' of the group is escaped as {@code %25} and {@code %3A}, so the name splits unambiguously at its
+   * last ':' (a store may place the lease next to the table key, as Redis Cluster does). Any non-empty names are
+   * accepted, as the original distributor accepts any Redis key.
+   *
+   * @throws IllegalArgumentException if {@code tableKey} or {@code group} is empty
+   */
+  static String leaseName(String tableKey, String group) {
+    if (tableKey == null || tableKey.isEmpty()) {
+      throw new IllegalArgumentException("table key must not be empty");
+    }
+    if (group == null || group.isEmpty()) {
+      throw new IllegalArgumentException("group must not be empty");
+    }
+    return tableKey + ":" + group.replace("%", "%25").replace(":", "%3A");
+  }
+}

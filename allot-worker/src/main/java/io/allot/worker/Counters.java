@@ -1,0 +1,19 @@
+package io.allot.worker;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** The counters behind {@link DividerStats}: atomics, incremented from any thread, never under a lock's rules. */
+final class Counters {
+  final AtomicLong registrations = new AtomicLong();
+  final AtomicLong leaseLosses = new AtomicLong();
+  final AtomicLong renewFailures = new AtomicLong();
+  final AtomicLong claims = new AtomicLong();
+  final AtomicLong claimsRefused = new AtomicLong();
+  final AtomicLong releases = new AtomicLong();
+  final AtomicLong storeErrors = new AtomicLong();
+
+  DividerStats snapshot() {
+    return new DividerStats(registrations.get(), leaseLosses.get(), renewFailures.get(), claims.get(),
+        claimsRefused.get(), releases.get(), storeErrors.get());
+  }
+}

@@ -1,0 +1,360 @@
+package io.allot.worker;
+
+import io.allot.store.Ownership;
+import io.allot.store.StoreUnavailableException;
+import io.allot.store.Subscription;
+import io.allot.store.Membership;
+import io.allot.store.Notifications;
+import io.allot.store.Topic;
+import io.allot.store.UnitOwner;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reconciliation loop: one thread that runs a round every {@code syncInterval}, when the target changes, when a
+ * unit it waits for is released, and when the application calls the SDK ({@link #wake()}). A round does the store
+ * calls; every decision is the {@link Reconciler}'s, taken under the {@link StateLock}:
+ * <ol>
+ *   <li>fence first if the lease deadline passed (a pause just ended and the watchdog has not run yet);</li>
+ *   <li>publish the member metadata if it changed; release in the store the units whose stop was confirmed;</li>
+ *   <li>read the target ({@link TargetSource}); {@link Reconciler#plan}: emit the {@code REASSIGNED} stops;</li>
+ *   <li>claim the planned units in one batch; start each granted unit that may still run, give the others back;</li>
+ *   <li>settle the claims in doubt (below).</li>
+ * </ol>
+ * <b>Claims in doubt.</b> A claim batch (or a give-back release) that failed with {@link StoreUnavailableException}
+ * may have been applied anyway: the store may then hold units for this session that the member does not know it
+ * owns, which nobody would run until the lease ends (never, while it is renewed). Those units are in doubt; the next
+ * round that reaches the store asks {@link Ownership#ownersOf} about them and releases each one this session owns
+ * under a token the member does not track (a unit claimed again meanwhile got the same token back and is kept).
+ *
+ * <p>Guards: the wake-up queue is thread-safe; the units in doubt and the last target are the loop thread's; the other
+ * fields are set once (volatile) before the loop thread runs.
+ */
+final class ReconcileLoop {
+  private static final Logger log = LoggerFactory.getLogger(ReconcileLoop.class);
+
+  private final Settings settings;
+  private final Ownership ownership;
+  private final Membership membership;
+  private final Notifications notifications;
+  private final TargetSource targets;
+  private final StateLock lock;
+  private final LeaseDeadline lease;
+  private final MemberSession session;
+  private final Reconciler units;
+  private final EventDispatcher events;
+  private final PublishedMeta meta;
+  private final Counters counters;
+  private final BooleanSupplier running;
+
+  /** At most one pending wake-up; thread-safe. */
+  private final ArrayBlockingQueue<Boolean> wakeups = new ArrayBlockingQueue<>(1);
+  /** Set once by {@link #start}. */
+  private volatile String memberId;
+  /** Set once by {@link #start}. */
+  private volatile Thread thread;
+  /** Set once, by the first successful {@link #subscribe()} (start(), else a later round). */
+  private volatile List<Subscription> subscriptions;
+  /** Set once by {@link #prepare}; then the loop thread's. */
+  private volatile RetryLog retryLog;
+  /** Set by the target's change hint (any thread), cleared by the loop thread when it reads the target. */
+  private final AtomicBoolean targetChanged = new AtomicBoolean(true);
+  /** The loop thread's: the target read by the last round, reused by the rounds that continue its claims. */
+  private List<String> lastTarget;
+  /** The loop thread's: units whose claim or give-back failed on an unreachable store (see the class comment). */
+  private final Set<String> inDoubt = new LinkedHashSet<>();
+
+  ReconcileLoop(Settings settings, Ownership ownership, Membership membership, Notifications notifications,
+      TargetSource targets, StateLock lock, LeaseDeadline lease, MemberSession session, Reconciler units,
+      EventDispatcher events, PublishedMeta meta, Counters counters, BooleanSupplier running) {
+    this.settings = settings;
+    this.ownership = ownership;
+    this.membership = membership;
+    this.notifications = notifications;
+    this.targets = targets;
+    this.lock = lock;
+    this.lease = lease;
+    this.session = session;
+    this.units = units;
+    this.events = events;
+    this.meta = meta;
+    this.counters = counters;
+    this.running = running;
+  }
+
+  /** Subscribes to the change hints (retried every round if the store refuses). */
+  void prepare(String memberId) {
+    this.memberId = memberId;
+    this.retryLog = new RetryLog(log, "pool=" + settings.pool() + " member=" + memberId, "reconciliation",
+        settings.syncInterval().toMillis());
+    subscribe();
+  }
+
+  /** Starts the loop thread. */
+  void start(String tag) {
+    Thread t = MemberSession.daemon("allot-worker-loop-" + tag).newThread(this::loop);
+    thread = t;
+    t.start();
+  }
+
+  /** Asks for a round soon. Any thread. */
+  void wake() {
+    wakeups.offer(Boolean.TRUE);
+  }
+
+  boolean onLoopThread() {
+    return Thread.currentThread() == thread;
+  }
+
+  /** Waits for the loop thread to end (after the divider left RUNNING and {@link #wake()}). */
+  void join(long millis) {
+    Thread t = thread;
+    if (t == null || t == Thread.currentThread()) {
+      return;
+    }
+    try {
+      t.join(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  boolean started() {
+    return thread != null;
+  }
+
+  /** Closes the subscriptions. */
+  void unsubscribe() {
+    List<Subscription> subs = subscriptions;
+    if (subs != null) {
+      subs.forEach(ReconcileLoop::closeQuietly);
+    }
+  }
+
+  private void loop() {
+    boolean again = false;
+    while (running.getAsBoolean()) {
+      boolean continuing = again;
+      again = false;
+      try {
+        again = round(continuing);
+        retryLog.ok();
+      } catch (StoreUnavailableException e) {
+        counters.storeErrors.incrementAndGet();
+        retryLog.unreachable(e);
+      } catch (RuntimeException e) {
+        counters.storeErrors.incrementAndGet();
+        retryLog.failed(e);
+      }
+      if (again) {
+        continue;
+      }
+      try {
+        long wait = lock.get(() -> units.nextWaitNanos(lease.now(), settings.syncNanos()));
+        wakeups.poll(wait, TimeUnit.NANOSECONDS);
+      } catch (InterruptedException e) {
+        if (!running.getAsBoolean()) {
+          return;
+        }
+      }
+    }
+  }
+
+  /**
+   * One round; true if more claims are due at once (the claim limit cut the round short). A round that continues
+   * such a round ({@code continuing}) reuses its target unless the target's change hint came meanwhile (or the hint
+   * is not subscribed): a failover of thousands of units then costs one claim batch per round trip, not a target
+   * read plus a claim batch. The target is only a wish (every claim is checked by the store), and the chain of
+   * continuing rounds ends when the candidates run out, so a lost hint delays a stop by at most that chain.
+   */
+  private boolean round(boolean continuing) {
+    subscribe();
+    record Term(long session, long generation) {}
+    Term term = lock.get(() -> session.fenceIfRanOut("seen by the reconciliation loop") ? null
+        : new Term(session.sessionLocked(), lease.generation()));
+    if (term == null) {
+      return false;
+    }
+    meta.publishIfChanged(membership, memberId, term.session());
+    releaseConfirmed();
+
+    boolean changed = targetChanged.getAndSet(false);
+    List<String> target;
+    if (continuing && !changed && lastTarget != null && subscriptions != null) {
+      target = lastTarget;
+    } else {
+      target = targets.read(memberId);
+      lastTarget = target;
+    }
+    Reconciler.Plan plan = lock.get(() -> {
+      if (term.generation() != lease.generation() || !running.getAsBoolean()) {
+        return null;
+      }
+      Reconciler.Plan p = units.plan(target, lease.valid(), lease.now());
+      p.stops().forEach(events::emit);
+      return p;
+    });
+    if (plan == null) {
+      return false;
+    }
+    if (!plan.claims().isEmpty()) {
+      Map<String, Long> tokens;
+      try {
+        tokens = ownership.claimAll(plan.claims(), memberId, term.session());
+      } catch (StoreUnavailableException e) {
+        inDoubt.addAll(plan.claims()); // maybe applied: checked by the next round that reaches the store
+        throw e;
+      }
+      for (String u : plan.claims()) {
+        Long t = tokens.get(u);
+        accept(u, t == null ? OptionalLong.empty() : OptionalLong.of(t), term.generation());
+      }
+    }
+    settleInDoubt(term.session(), term.generation());
+    return plan.again(); // refused units are not candidates again at once
+  }
+
+  /**
+   * Releases the units in doubt that the store says {@code session} owns under a token the member does not track;
+   * forgets the others. A unit whose check or release fails on an unreachable store stays in doubt (for the next
+   * round), without failing this round. Only while {@code generation} is current: once the member fenced itself it
+   * tracks nothing, yet units it started may still be stopping after {@code LEASE_LOST}; releasing them would let
+   * another member claim them before the old lease ran out (found by allot-sim, seeds 19462 and 25417), so the
+   * doubt is dropped instead and those units expire with the lease.
+   */
+  private void settleInDoubt(long session, long generation) {
+    if (inDoubt.isEmpty()) {
+      return;
+    }
+    List<String> check = List.copyOf(inDoubt);
+    Map<String, UnitOwner> owners;
+    try {
+      owners = ownership.ownersOf(check);
+    } catch (StoreUnavailableException e) {
+      log.debug("pool={} checking {} units in doubt failed (next round): {}", settings.pool(), check.size(),
+          e.toString());
+      return;
+    }
+    // only this thread claims: no new run can appear meanwhile
+    Map<String, Long> tracked = lock.get(() -> generation == lease.generation() ? units.assigned() : null);
+    if (tracked == null) {
+      inDoubt.clear();
+      return;
+    }
+    for (String u : check) {
+      UnitOwner o = owners.get(u);
+      if (o != null && o.member().equals(memberId) && o.session() == session
+          && !Long.valueOf(o.token()).equals(tracked.get(u))) {
+        try {
+          if (ownership.release(u, memberId, o.token())) {
+            counters.releases.incrementAndGet();
+            log.info("pool={} member={} released unit {} (token {}): a claim in doubt had been applied, but the"
+                + " unit is not run here", settings.pool(), memberId, u, o.token());
+          }
+        } catch (StoreUnavailableException e) {
+          continue; // still in doubt
+        }
+      }
+      inDoubt.remove(u);
+    }
+  }
+
+  /** Takes the answer to the claim of {@code unit}: starts it, remembers the refusal, or gives the token back. */
+  private void accept(String unit, OptionalLong token, long generation) {
+    Reconciler.Claimed result = lock.get(() -> {
+      boolean mayRun = generation == lease.generation() && running.getAsBoolean() && lease.valid();
+      Reconciler.Claimed c = units.claimed(unit, token, mayRun, lease.now());
+      switch (c) {
+        case STARTED -> {
+          counters.claims.incrementAndGet();
+          lock.signalAll();
+          events.emit(new UnitStart(unit, token.getAsLong()));
+        }
+        case REFUSED -> counters.claimsRefused.incrementAndGet();
+        case GIVE_BACK -> { }
+      }
+      return c;
+    });
+    if (result == Reconciler.Claimed.GIVE_BACK) { // fenced, cancelled or draining meanwhile: never started
+      try {
+        ownership.release(unit, memberId, token.getAsLong());
+      } catch (StoreUnavailableException e) {
+        inDoubt.add(unit); // maybe not applied: the unit would stay owned by a live session that does not run it
+        log.debug("giving back unclaimed unit {} failed (checked again next round): {}", unit, e.toString());
+      } catch (RuntimeException e) {
+        log.debug("giving back unclaimed unit {} failed (it expires with the lease): {}", unit, e.toString());
+      }
+    }
+  }
+
+  /**
+   * Releases in the store every unit whose stop was confirmed; a unit the application released with the release hold
+   * ({@link Ownership#release(String, String, long, java.time.Duration)}), so that the distributor gives it to
+   * another member meanwhile. Throws what the store throws.
+   */
+  void releaseConfirmed() {
+    record Confirmed(Reconciler.Owned owned, boolean hold) {}
+    List<Confirmed> confirmed = lock.get(() -> units.confirmed().stream().map(o -> new Confirmed(o, o.hold)).toList());
+    for (Confirmed c : confirmed) {
+      Reconciler.Owned o = c.owned();
+      boolean ok = c.hold()
+          ? ownership.release(o.unit, memberId, o.token, settings.releaseHold())
+          : ownership.release(o.unit, memberId, o.token);
+      lock.run(() -> {
+        if (units.released(o)) {
+          lock.signalAll();
+        }
+      });
+      if (ok) {
+        counters.releases.incrementAndGet();
+      } else {
+        log.info("pool={} member={} unit {} (token {}) was no longer owned when released", settings.pool(), memberId,
+            o.unit, o.token);
+      }
+    }
+  }
+
+  /** A release announced by the store: a round at once if this member waits for the unit. */
+  private void onReleased(String unit) {
+    if (lock.get(() -> units.releaseAnnounced(unit))) {
+      wake();
+    }
+  }
+
+  private void subscribe() {
+    if (subscriptions != null) {
+      return;
+    }
+    List<Subscription> subs = new ArrayList<>();
+    try {
+      subs.add(targets.watch(() -> {
+        targetChanged.set(true);
+        wake();
+      }));
+      subs.add(notifications.subscribe(Topic.releases(settings.pool()), this::onReleased));
+      subscriptions = subs;
+    } catch (RuntimeException e) {
+      subs.forEach(ReconcileLoop::closeQuietly);
+      log.debug("pool={} subscribing failed (retried next round; polling meanwhile): {}", settings.pool(),
+          e.toString());
+    }
+  }
+
+  private static void closeQuietly(Subscription s) {
+    try {
+      s.close();
+    } catch (RuntimeException e) {
+      log.debug("closing a subscription: {}", e.toString());
+    }
+  }
+}

@@ -1,0 +1,382 @@
+package io.allot.worker;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * The unit table of one member and the decisions of reconciliation, as a pure state machine: no threads, no store,
+ * no clock (times are passed in). Not thread-safe: the divider calls it under its {@link StateLock}; the caller emits
+ * the events the methods return while still holding that lock, and makes the store calls after releasing it.
+ *
+ * <p>A unit's life here: claimed and started ({@link State#RUNNING}) &rarr; a {@code REASSIGNED}, {@code RELEASED}
+ * or {@code SHUTDOWN} stop ({@link State#STOPPING}) &rarr; confirmed by the application for that very run, named by
+ * its token ({@link State#CONFIRMED}) &rarr; released in the store (with a hold if the application released it) and
+ * forgotten. A fence forgets every unit at once.
+ *
+ * <p>Rules kept here (each has a test in {@code ReconcilerTest} and a property in {@code ReconcilerProperties}):
+ * <ul>
+ *   <li>a unit of the owned set that left the target gets one {@code REASSIGNED} stop, and at most
+ *   {@code maxConcurrentMoves} such stops are unconfirmed at a time;</li>
+ *   <li>claims go to units of the target that are neither owned nor on release hold, in target order, at most
+ *   {@code maxConcurrentMoves} per round and never beyond {@code capacity}; none while draining or without a valid
+ *   lease; a unit whose claim was refused is retried after {@code retryRefusedNanos} or when its release is
+ *   announced;</li>
+ *   <li>a granted claim starts the unit only if it may still run (lease, generation, not draining, not owned, not held,
+ *   within capacity); otherwise the token is given back: a unit is never started twice;</li>
+ *   <li>a confirmation or a release acts only on the run its token names: a late one from an earlier run of the same
+ *   unit changes nothing;</li>
+ *   <li>a release goes through the stopping state like any other stop: the unit is released in the store only once
+ *   the application confirmed that the run stopped.</li>
+ * </ul>
+ */
+final class Reconciler {
+
+  /** Where an owned unit is in the handoff. */
+  enum State {
+    /** Started; the application runs it. */
+    RUNNING,
+    /** A REASSIGNED, RELEASED or SHUTDOWN stop was emitted; waiting for the application's confirmation. */
+    STOPPING,
+    /** Stopped by the application; to be released in the store. */
+    CONFIRMED
+  }
+
+  /** A unit this member owns in the store, with its fencing token. Mutable state; identity matters. */
+  static final class Owned {
+    final String unit;
+    final long token;
+    State state = State.RUNNING;
+    /** Why it is STOPPING (or was, once CONFIRMED); null while RUNNING. */
+    StopReason stop;
+    /** True once the application released it: released in the store with the release hold. */
+    boolean hold;
+
+    Owned(String unit, long token) {
+      this.unit = unit;
+      this.token = token;
+    }
+
+    @Override
+    public String toString() {
+      return unit + "#" + token + "(" + state + ")";
+    }
+  }
+
+  /**
+   * One round's decisions.
+   *
+   * @param stops  the {@code REASSIGNED} stops to emit, in this order (those units are now STOPPING)
+   * @param claims units to claim now, in order
+   * @param again  true if the claim limit cut the candidates short: another round is due at once
+   */
+  record Plan(List<UnitStop> stops, List<String> claims, boolean again) {}
+
+  /** What became of a claim's answer. */
+  enum Claimed {
+    /** The unit is owned and RUNNING: emit its {@code UnitStart}. */
+    STARTED,
+    /** The store refused the claim (the unit has another live owner); retried later. */
+    REFUSED,
+    /** Granted, but the unit may not run any more: give the token back at once, never start it. */
+    GIVE_BACK
+  }
+
+  private final int capacity;
+  private final int maxMoves;
+  private final int claimBatch;
+  private final long holdNanos;
+  private final long retryRefusedNanos;
+
+  /** Owned units in claim order. */
+  private final Map<String, Owned> owned = new LinkedHashMap<>();
+  /** Unit -> until when it is not claimed again (nano clock), after {@link #release}. */
+  private final Map<String, Long> holdUntil = new HashMap<>();
+  /** Unit -> when its claim was refused (nano clock). */
+  private final Map<String, Long> refusedAt = new HashMap<>();
+  /** Units of the last target that are neither owned nor held: a release announced for one of them is awaited. */
+  private Set<String> wanted = Set.of();
+  /** True from {@code flush} until the affinity goes above 0 again: nothing is claimed. */
+  private boolean draining;
+
+  /**
+   * @param capacity          the most units owned at once
+   * @param maxMoves          unconfirmed REASSIGNED stops at a time (at least 1); also claims per round
+   * @param holdNanos         how long a released unit is held back
+   * @param retryRefusedNanos how long after a refusal a unit is a candidate again without an announced release
+   */
+  Reconciler(int capacity, int maxMoves, long holdNanos, long retryRefusedNanos) {
+    this(capacity, maxMoves, maxMoves, holdNanos, retryRefusedNanos);
+  }
+
+  /** As above, with {@code claimBatch} claims per round (at least 1). */
+  Reconciler(int capacity, int maxMoves, int claimBatch, long holdNanos, long retryRefusedNanos) {
+    if (capacity < 0 || maxMoves < 1 || claimBatch < 1 || holdNanos < 0 || retryRefusedNanos < 0) {
+      throw new IllegalArgumentException("capacity " + capacity + ", maxMoves " + maxMoves + ", claimBatch " + claimBatch
+          + ", holdNanos " + holdNanos
+          + ", retryRefusedNanos " + retryRefusedNanos);
+    }
+    this.capacity = capacity;
+    this.maxMoves = maxMoves;
+    this.claimBatch = claimBatch;
+    this.holdNanos = holdNanos;
+    this.retryRefusedNanos = retryRefusedNanos;
+  }
+
+  /**
+   * One reconciliation round against {@code target}: marks the stops (RUNNING &rarr; STOPPING) and picks the claims.
+   *
+   * @param target     the units this member should own, in order (duplicates are ignored)
+   * @param leaseValid whether the lease may be trusted now; without it nothing is claimed
+   * @param now        the nano clock
+   */
+  Plan plan(List<String> target, boolean leaseValid, long now) {
+    Set<String> targetSet = new LinkedHashSet<>(target);
+    holdUntil.entrySet().removeIf(e -> now - e.getValue() >= 0 || !targetSet.contains(e.getKey()));
+
+    int stopping = movesInFlight();
+    List<UnitStop> stops = new ArrayList<>();
+    for (Owned o : owned.values()) {
+      if (stopping >= maxMoves) {
+        break; // the rest follows as stops get confirmed (each confirmation starts a round)
+      }
+      if (o.state == State.RUNNING && !targetSet.contains(o.unit)) {
+        stops.add(stop(o, StopReason.REASSIGNED));
+        stopping++;
+      }
+    }
+
+    Set<String> want = new LinkedHashSet<>();
+    for (String u : targetSet) {
+      if (!owned.containsKey(u) && !holdUntil.containsKey(u)) {
+        want.add(u);
+      }
+    }
+    wanted = want;
+    refusedAt.keySet().retainAll(want);
+
+    List<String> candidates = new ArrayList<>();
+    if (!draining && leaseValid) {
+      for (String u : want) {
+        Long refused = refusedAt.get(u);
+        if (refused == null || now - refused >= retryRefusedNanos) {
+          candidates.add(u);
+        }
+      }
+    }
+    int room = capacity - owned.size();
+    if (room <= 0 || candidates.isEmpty()) {
+      return new Plan(stops, List.of(), false); // a release (which starts a round) makes room
+    }
+    List<String> claims = List.copyOf(candidates.subList(0, Math.min(candidates.size(), Math.min(room, claimBatch))));
+    return new Plan(stops, claims, candidates.size() > claims.size());
+  }
+
+  /**
+   * The store answered the claim of {@code unit}: {@code token}, or empty if refused.
+   *
+   * @param mayRun whether the claim's generation is still current, the divider still running and the lease valid
+   */
+  Claimed claimed(String unit, OptionalLong token, boolean mayRun, long now) {
+    if (token.isEmpty()) {
+      refusedAt.put(unit, now);
+      return Claimed.REFUSED;
+    }
+    refusedAt.remove(unit);
+    if (mayRun && !draining && !owned.containsKey(unit) && !holdUntil.containsKey(unit) && owned.size() < capacity) {
+      owned.put(unit, new Owned(unit, token.getAsLong()));
+      return Claimed.STARTED;
+    }
+    return Claimed.GIVE_BACK;
+  }
+
+  /**
+   * The application confirmed the stop of the run of {@code unit} with {@code token}; true if that run was STOPPING
+   * (now CONFIRMED). A confirmation naming another run (an earlier one, confirmed late) changes nothing.
+   */
+  boolean confirmStop(String unit, long token) {
+    Owned o = run(unit, token);
+    if (o != null && o.state == State.STOPPING) {
+      o.state = State.CONFIRMED;
+      return true;
+    }
+    return false;
+  }
+
+  /** What {@link #release} found. */
+  enum Released {
+    /** That run is not owned: nothing changed. */
+    NOT_OWNED,
+    /** It was running: it is now STOPPING; emit a {@code RELEASED} stop and wait for the confirmation. */
+    WAS_RUNNING,
+    /** It was stopping or confirmed already: no stop to emit; it is released with the hold once confirmed. */
+    WAS_STOPPED
+  }
+
+  /**
+   * The application gives up the run of {@code unit} with {@code token}: a RUNNING unit gets a {@code RELEASED} stop
+   * (STOPPING; released in the store once the application confirms it); either way it is released with the hold and
+   * not claimed again while held.
+   */
+  Released release(String unit, long token, long now) {
+    Owned o = run(unit, token);
+    if (o == null) {
+      return Released.NOT_OWNED;
+    }
+    holdUntil.put(unit, now + holdNanos);
+    o.hold = true;
+    if (o.state == State.RUNNING) {
+      stop(o, StopReason.RELEASED);
+      return Released.WAS_RUNNING;
+    }
+    return Released.WAS_STOPPED;
+  }
+
+  /** The units to release in the store now (CONFIRMED), in claim order. */
+  List<Owned> confirmed() {
+    List<Owned> out = new ArrayList<>();
+    for (Owned o : owned.values()) {
+      if (o.state == State.CONFIRMED) {
+        out.add(o);
+      }
+    }
+    return out;
+  }
+
+  /** {@code o} was released in the store (or found not owned any more): forgets it; true if it was still here. */
+  boolean released(Owned o) {
+    if (owned.get(o.unit) == o) {
+      owned.remove(o.unit);
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Fencing: forgets every unit (they expire with the lease in the store) and the refused claims.
+   *
+   * @return the {@code LEASE_LOST} stops of the runs that were not confirmed
+   */
+  List<UnitStop> forgetAll() {
+    List<UnitStop> stops = new ArrayList<>();
+    for (Owned o : owned.values()) {
+      if (o.state != State.CONFIRMED) {
+        stops.add(new UnitStop(o.unit, o.token, StopReason.LEASE_LOST));
+      }
+    }
+    owned.clear();
+    refusedAt.clear();
+    return stops;
+  }
+
+  /** Shutdown: every RUNNING unit becomes STOPPING; returns their {@code SHUTDOWN} stops. */
+  List<UnitStop> stopAll() {
+    List<UnitStop> stops = new ArrayList<>();
+    for (Owned o : owned.values()) {
+      if (o.state == State.RUNNING) {
+        stops.add(stop(o, StopReason.SHUTDOWN));
+      }
+    }
+    return stops;
+  }
+
+  /**
+   * The store announced that {@code unit} was released: true if this member waits for it (the refusal is forgotten,
+   * so the next round claims it).
+   */
+  boolean releaseAnnounced(String unit) {
+    if (wanted.contains(unit)) {
+      refusedAt.remove(unit);
+      return true;
+    }
+    return false;
+  }
+
+  /** Starts or ends draining (no claims while draining). */
+  void draining(boolean on) {
+    draining = on;
+  }
+
+  boolean draining() {
+    return draining;
+  }
+
+  /** How long the loop may sleep: {@code syncNanos}, or less when a release hold ends earlier (at least 1 ms). */
+  long nextWaitNanos(long now, long syncNanos) {
+    long wait = syncNanos;
+    for (long until : holdUntil.values()) {
+      wait = Math.min(wait, Math.max(1_000_000L, until - now + 1_000_000L));
+    }
+    return wait;
+  }
+
+  boolean isEmpty() {
+    return owned.isEmpty();
+  }
+
+  int size() {
+    return owned.size();
+  }
+
+  boolean anyConfirmed() {
+    return count(State.CONFIRMED) > 0;
+  }
+
+  /** The state of {@code unit}, or null if not owned. */
+  State state(String unit) {
+    Owned o = owned.get(unit);
+    return o == null ? null : o.state;
+  }
+
+  /** Owned units and their tokens, in claim order; a snapshot. */
+  Map<String, Long> assigned() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    owned.forEach((u, o) -> out.put(u, o.token));
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** Units on release hold; a snapshot (for tests). */
+  Set<String> held() {
+    return Set.copyOf(holdUntil.keySet());
+  }
+
+  /** The owned run of {@code unit} if its token is {@code token}, else null. */
+  private Owned run(String unit, long token) {
+    Owned o = owned.get(unit);
+    return o != null && o.token == token ? o : null;
+  }
+
+  /** RUNNING &rarr; STOPPING for {@code why}; returns the stop to emit. */
+  private static UnitStop stop(Owned o, StopReason why) {
+    o.state = State.STOPPING;
+    o.stop = why;
+    return new UnitStop(o.unit, o.token, why);
+  }
+
+  /** Unconfirmed REASSIGNED stops: the handoffs in flight that {@code maxMoves} limits. */
+  private int movesInFlight() {
+    int n = 0;
+    for (Owned o : owned.values()) {
+      if (o.state == State.STOPPING && o.stop == StopReason.REASSIGNED) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  private int count(State s) {
+    int n = 0;
+    for (Owned o : owned.values()) {
+      if (o.state == s) {
+        n++;
+      }
+    }
+    return n;
+  }
+}

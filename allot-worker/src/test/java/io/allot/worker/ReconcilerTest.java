@@ -1,0 +1,241 @@
+package io.allot.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.allot.worker.Reconciler.Claimed;
+import io.allot.worker.Reconciler.Plan;
+import io.allot.worker.Reconciler.Released;
+import io.allot.worker.Reconciler.State;
+import java.util.List;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+/** The reconciler's decisions, one rule at a time: no threads, no store, time passed by hand (ns). */
+class ReconcilerTest {
+  private static final long MS = 1_000_000L;
+  private static final long HOLD = 30_000 * MS;
+  private static final long RETRY = 250 * MS;
+  private long token = 100;
+
+  private Reconciler reconciler(int capacity, int maxMoves) {
+    return new Reconciler(capacity, maxMoves, HOLD, RETRY);
+  }
+
+  /** Claims everything the plan asks for, granted. */
+  private Plan roundGranted(Reconciler r, List<String> target, long now) {
+    Plan p = r.plan(target, true, now);
+    for (String u : p.claims()) {
+      assertThat(r.claimed(u, OptionalLong.of(++token), true, now)).isEqualTo(Claimed.STARTED);
+    }
+    return p;
+  }
+
+  @Test
+  void claimsTheTargetInOrderInBatchesOfMaxMoves() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 2);
+    Plan p = roundGranted(r, List.of("a", "b", "c", "d", "e"), 0);
+    assertThat(p.claims()).containsExactly("a", "b");
+    assertThat(p.again()).isTrue();
+    p = roundGranted(r, List.of("a", "b", "c", "d", "e"), 0);
+    assertThat(p.claims()).containsExactly("c", "d");
+    p = roundGranted(r, List.of("a", "b", "c", "d", "e"), 0);
+    assertThat(p.claims()).containsExactly("e");
+    assertThat(p.again()).isFalse();
+    assertThat(r.assigned().keySet()).containsExactly("a", "b", "c", "d", "e");
+    assertThat(r.plan(List.of("a", "b", "c", "d", "e"), true, 0)).isEqualTo(new Plan(List.of(), List.of(), false));
+  }
+
+  @Test
+  void neverBeyondCapacity() {
+    Reconciler r = reconciler(2, 16);
+    Plan p = roundGranted(r, List.of("a", "b", "c"), 0);
+    assertThat(p.claims()).containsExactly("a", "b");
+    assertThat(r.plan(List.of("a", "b", "c"), true, 0).claims()).isEmpty();
+    // a grant beyond capacity (the answer of an older plan) is given back
+    assertThat(r.claimed("c", OptionalLong.of(7), true, 0)).isEqualTo(Claimed.GIVE_BACK);
+    assertThat(r.size()).isEqualTo(2);
+  }
+
+  @Test
+  void nothingIsClaimedWhileDrainingOrWithoutAValidLease() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    assertThat(r.plan(List.of("a"), false, 0).claims()).isEmpty();
+    r.draining(true);
+    assertThat(r.plan(List.of("a"), true, 0).claims()).isEmpty();
+    assertThat(r.claimed("a", OptionalLong.of(1), true, 0)).isEqualTo(Claimed.GIVE_BACK);
+    r.draining(false);
+    assertThat(r.plan(List.of("a"), true, 0).claims()).containsExactly("a");
+    assertThat(r.claimed("a", OptionalLong.of(1), false, 0)).as("fenced or cancelled meanwhile")
+        .isEqualTo(Claimed.GIVE_BACK);
+  }
+
+  /** The units of some stops. */
+  private static List<String> units(List<UnitStop> stops) {
+    return stops.stream().map(UnitStop::unit).toList();
+  }
+
+  private static long token(Reconciler r, String unit) {
+    return r.assigned().get(unit);
+  }
+
+  @Test
+  void whatLeavesTheTargetIsStoppedAtMostMaxMovesAtATime() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 2);
+    List<String> all = List.of("a", "b", "c", "d", "e");
+    while (roundGranted(r, all, 0).again()) { }
+    Plan p = r.plan(List.of("e"), true, 0);
+    assertThat(p.stops()).containsExactly(new UnitStop("a", token(r, "a"), StopReason.REASSIGNED),
+        new UnitStop("b", token(r, "b"), StopReason.REASSIGNED));
+    assertThat(r.plan(List.of("e"), true, 0).stops()).as("two are stopping-unconfirmed").isEmpty();
+    assertThat(r.confirmStop("a", token(r, "a"))).isTrue();
+    assertThat(r.confirmStop("a", token(r, "a"))).isFalse();
+    assertThat(units(r.plan(List.of("e"), true, 0).stops())).containsExactly("c");
+    assertThat(r.confirmed()).extracting(o -> o.unit).containsExactly("a");
+    assertThat(r.released(r.confirmed().get(0))).isTrue();
+    assertThat(r.assigned().keySet()).containsExactly("b", "c", "d", "e");
+    assertThat(r.state("b")).isEqualTo(State.STOPPING);
+    assertThat(r.state("d")).isEqualTo(State.RUNNING);
+  }
+
+  @Test
+  void aStoppingUnitBackInTheTargetIsNeitherClaimedNorStartedAgain() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a"), 0);
+    assertThat(units(r.plan(List.of(), true, 0).stops())).containsExactly("a");
+    Plan p = r.plan(List.of("a"), true, 0);
+    assertThat(p.claims()).isEmpty();
+    assertThat(p.stops()).isEmpty();
+    assertThat(r.claimed("a", OptionalLong.of(9), true, 0)).isEqualTo(Claimed.GIVE_BACK);
+    assertThat(r.state("a")).isEqualTo(State.STOPPING);
+  }
+
+  @Test
+  void aRefusedClaimIsRetriedAfterAWhileOrWhenItsReleaseIsAnnounced() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    assertThat(r.plan(List.of("a", "b"), true, 0).claims()).containsExactly("a", "b");
+    assertThat(r.claimed("a", OptionalLong.empty(), true, 0)).isEqualTo(Claimed.REFUSED);
+    assertThat(r.claimed("b", OptionalLong.empty(), true, 0)).isEqualTo(Claimed.REFUSED);
+    assertThat(r.plan(List.of("a", "b"), true, 10 * MS).claims()).isEmpty();
+    assertThat(r.releaseAnnounced("b")).isTrue();
+    assertThat(r.releaseAnnounced("zzz")).as("not waited for").isFalse();
+    assertThat(r.plan(List.of("a", "b"), true, 20 * MS).claims()).containsExactly("b");
+    assertThat(r.plan(List.of("a", "b"), true, RETRY).claims()).containsExactly("a", "b");
+  }
+
+  @Test
+  void aReleaseGoesThroughTheStoppingStateAndIsReleasedWithTheHoldOnceConfirmed() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 1);
+    while (roundGranted(r, List.of("a", "b", "c"), 0).again()) { }
+    long a = token(r, "a");
+    assertThat(r.release("a", a - 1, 0)).as("another run's token").isEqualTo(Released.NOT_OWNED);
+    assertThat(r.state("a")).isEqualTo(State.RUNNING);
+    assertThat(r.release("a", a, 0)).isEqualTo(Released.WAS_RUNNING);
+    assertThat(r.state("a")).as("the application confirms first").isEqualTo(State.STOPPING);
+    assertThat(r.confirmed()).isEmpty();
+    assertThat(r.release("a", a, 0)).isEqualTo(Released.WAS_STOPPED);
+    // a release is not a move: the REASSIGNED stops still get their maxMoves
+    assertThat(units(r.plan(List.of("a"), true, 0).stops())).containsExactly("b");
+    assertThat(r.confirmStop("a", a)).isTrue();
+    assertThat(r.confirmed()).singleElement().satisfies(o -> {
+      assertThat(o.unit).isEqualTo("a");
+      assertThat(o.hold).as("released with the hold").isTrue();
+    });
+    assertThat(r.confirmStop("b", token(r, "b"))).isTrue();
+    assertThat(r.confirmed()).extracting(o -> o.hold).containsExactly(true, false);
+  }
+
+  @Test
+  void aLateConfirmationOfAnEarlierRunChangesNothing() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a"), 0);
+    long first = token(r, "a");
+    r.plan(List.of(), true, 0); // REASSIGNED: the application is slow to stop it
+    assertThat(r.forgetAll()).containsExactly(new UnitStop("a", first, StopReason.LEASE_LOST)); // fenced meanwhile
+    roundGranted(r, List.of("a"), 0); // registered again, claimed again: a second run
+    long second = token(r, "a");
+    assertThat(second).isNotEqualTo(first);
+    assertThat(r.plan(List.of(), true, 0).stops()).containsExactly(new UnitStop("a", second, StopReason.REASSIGNED));
+
+    assertThat(r.confirmStop("a", first)).as("the first run's confirmation, late").isFalse();
+    assertThat(r.release("a", first, 0)).isEqualTo(Released.NOT_OWNED);
+    assertThat(r.state("a")).isEqualTo(State.STOPPING);
+    assertThat(r.confirmed()).isEmpty();
+    assertThat(r.confirmStop("a", second)).isTrue();
+  }
+
+  @Test
+  void aReleasedUnitIsHeldWhileInTheTargetThenClaimedAgain() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a", "b"), 0);
+    long a = token(r, "a");
+    assertThat(r.release("a", a, 0)).isEqualTo(Released.WAS_RUNNING);
+    assertThat(r.release("x", a, 0)).isEqualTo(Released.NOT_OWNED);
+    assertThat(r.confirmStop("a", a)).isTrue();
+    r.released(r.confirmed().get(0));
+    assertThat(r.plan(List.of("a", "b"), true, 1_000 * MS).claims()).isEmpty();
+    assertThat(r.nextWaitNanos(1_000 * MS, 500 * MS)).isEqualTo(500 * MS);
+    assertThat(r.nextWaitNanos(HOLD - 100 * MS, 500 * MS)).isEqualTo(101 * MS);
+    assertThat(r.claimed("a", OptionalLong.of(5), true, 0)).as("held").isEqualTo(Claimed.GIVE_BACK);
+    assertThat(r.plan(List.of("a", "b"), true, HOLD).claims()).containsExactly("a");
+  }
+
+  @Test
+  void aHoldEndsWhenTheUnitLeavesTheTarget() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a"), 0);
+    r.release("a", token(r, "a"), 0);
+    r.confirmStop("a", token(r, "a"));
+    r.released(r.confirmed().get(0));
+    assertThat(r.held()).containsExactly("a");
+    r.plan(List.of(), true, MS);
+    assertThat(r.held()).isEmpty();
+    assertThat(r.plan(List.of("a"), true, 2 * MS).claims()).containsExactly("a");
+  }
+
+  @Test
+  void aFenceStopsWhatIsNotConfirmedAndForgetsEverything() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a", "b", "c", "d"), 0);
+    long a = token(r, "a");
+    r.plan(List.of("b", "c", "d"), true, 0); // a: STOPPING
+    r.release("b", token(r, "b"), 0);
+    r.confirmStop("b", token(r, "b")); // b: CONFIRMED (released by the application)
+    r.release("d", token(r, "d"), 0); // d: STOPPING, not confirmed yet
+    assertThat(units(r.forgetAll())).containsExactly("a", "c", "d");
+    assertThat(r.isEmpty()).isTrue();
+    assertThat(r.confirmStop("a", a)).isFalse();
+  }
+
+  @Test
+  void shutdownStopsEveryRunningUnitOnce() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a", "b"), 0);
+    r.plan(List.of("b"), true, 0);
+    assertThat(r.stopAll()).containsExactly(new UnitStop("b", token(r, "b"), StopReason.SHUTDOWN));
+    assertThat(r.stopAll()).isEmpty();
+    assertThat(r.anyConfirmed()).isFalse();
+    r.confirmStop("a", token(r, "a"));
+    assertThat(r.anyConfirmed()).isTrue();
+  }
+
+  @Test
+  void aReleaseOfAnOlderOwnedRecordDoesNotForgetTheNewOne() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    roundGranted(r, List.of("a"), 0);
+    r.stopAll();
+    r.confirmStop("a", token(r, "a"));
+    Reconciler.Owned confirmed = r.confirmed().get(0);
+    r.forgetAll(); // fenced while the release was in flight
+    roundGranted(r, List.of("a"), 0); // re-registered and claimed again
+    assertThat(r.released(confirmed)).isFalse();
+    assertThat(r.assigned()).containsKey("a");
+  }
+
+  @Test
+  void claimsGoInBatchesOfClaimBatchWhileStopsStayPacedByMaxMoves() {
+    Reconciler r = new Reconciler(Integer.MAX_VALUE, 2, 5, HOLD, RETRY);
+    Reconciler.Plan p = r.plan(java.util.List.of("a", "b", "c", "d", "e", "f", "g"), true, 0);
+    assertThat(p.claims()).containsExactly("a", "b", "c", "d", "e");
+    assertThat(p.again()).isTrue();
+  }
+}
