@@ -26,19 +26,21 @@ import picocli.CommandLine.TypeConversionException;
     description = {
       "Measures balance, units moved and speed of every strategy.",
       "Simulates every strategy (and the baselines modulo and naive-rendezvous) on N units and M members, "
-          + "and prints per (strategy, N, M): max load / ideal; units moved / optimum when the middle member "
-          + "leaves and when one joins; %% of the other units moved when 1%% of the units are replaced; full "
-          + "assignment ns/unit and its ratio to modulo; update() time for the leave, join and churn; "
-          + "whether update() equals a full assign; total time.",
-      "Progress goes to stderr. Full grid: N in 1000,100000,1000000, M in 3,10,100,1000 (naive-rendezvous "
-          + "at N=10^6, M=1000 alone takes minutes)."
+          + "and prints per (strategy, N, M): max load / ideal and max load - ceil(ideal); units moved / optimum "
+          + "when the middle member leaves and when one joins; %% of the other units moved when 1%% of the units "
+          + "are replaced, added or removed; full assignment ns/unit and its ratio to modulo; update() time for "
+          + "the leave, join, replace, add and remove; whether update() equals a full assign; total time.",
+      "Progress goes to stderr. Full grid: N in 1000,100000,1000000, M in 3,10,100,1000, plus N = 2, 5 and "
+          + "20 units per member for every M (naive-rendezvous at N=10^6, M=1000 alone takes minutes). "
+          + "--quick: N in 1000,10000, M in 3,10,100, plus N/M = 2, 5, 20."
     })
 public final class AssignCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Mixin HelpOption help;
 
-  @Option(names = "--quick", description = "Small grid: N in 1000,10000, M in 3,10,100 (well under a minute).")
+  @Option(names = "--quick",
+      description = "Small grid: N in 1000,10000, M in 3,10,100, plus N/M in 2,5,20 (well under a minute).")
   boolean quick;
 
   @Option(names = "--json", description = "Print a JSON document instead of the table.")
@@ -59,6 +61,10 @@ public final class AssignCommand implements Callable<Integer> {
   @Option(names = "--members", split = ",", paramLabel = "M", converter = WholeNumber.class,
       description = "Member counts, each >= 2.")
   List<Integer> members;
+
+  @Option(names = "--ratios", split = ",", paramLabel = "R", converter = WholeNumber.class,
+      description = "Units per member: for every M also run N = R x M (default 2,5,20 unless --sizes is given).")
+  List<Integer> ratios;
 
   @Option(names = "--repeat", paramLabel = "K", converter = WholeNumber.class,
       description = "Timed runs per operation (default: by size); the median is reported.")
@@ -82,7 +88,7 @@ public final class AssignCommand implements Callable<Integer> {
         throw new IllegalArgumentException(
             "--repeat: " + repeat + " is out of range; it must be between 1 and " + AssignOptions.MAX_REPEAT);
       }
-      return new AssignOptions(quick, json, strategies, sizes, members, repeat == null ? 0 : repeat);
+      return new AssignOptions(quick, json, strategies, sizes, members, ratios, repeat == null ? 0 : repeat);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

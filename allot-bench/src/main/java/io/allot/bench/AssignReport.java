@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.allot.bench.AssignRow.Churn;
 import io.allot.bench.AssignRow.Measured;
 import io.allot.bench.AssignRow.Move;
 import java.lang.management.GarbageCollectorMXBean;
@@ -55,8 +56,8 @@ public record AssignReport(AssignOptions options, List<AssignRow> rows, Environm
   /** The human table, then one line about the JVM. */
   public String table() {
     String[] head = {
-      "strategy", "N", "M", "max/ideal", "leave/opt", "join/opt", "churn%", "ns/unit", "xmodulo",
-      "leave ms", "join ms", "churn ms", "upd=full", "total s"
+      "strategy", "N", "M", "max/ideal", "max-ceil", "leave/opt", "join/opt", "repl%", "add%", "rm%", "ns/unit",
+      "xmodulo", "leave ms", "join ms", "repl ms", "add ms", "rm ms", "upd=full", "total s"
     };
     List<String[]> cells = new ArrayList<>();
     cells.add(head);
@@ -72,14 +73,19 @@ public record AssignReport(AssignOptions options, List<AssignRow> rows, Environm
             Integer.toString(r.n()),
             Integer.toString(r.m()),
             fmt(x.maxOverIdeal(), 4),
+            x.maxOverCeil() == Long.MIN_VALUE ? "-" : String.format(Locale.ROOT, "%+d", x.maxOverCeil()),
             fmt(x.leave().ratio(), 4),
             fmt(x.join().ratio(), 4),
             fmt(x.churn().othersMovedPercent(), 3),
+            fmt(x.added().othersMovedPercent(), 3),
+            fmt(x.removed().othersMovedPercent(), 3),
             fmt(r.fullNanosPerUnit(), 1),
             fmt(r.fullVsModulo(), 2),
             fmt(x.leave().updateMillis(), 3),
             fmt(x.join().updateMillis(), 3),
             fmt(x.churn().updateMillis(), 3),
+            fmt(x.added().updateMillis(), 3),
+            fmt(x.removed().updateMillis(), 3),
             x.check(),
             fmt(r.totalSeconds(), 2)
           });
@@ -134,6 +140,7 @@ public record AssignReport(AssignOptions options, List<AssignRow> rows, Environm
     options.strategies().forEach(o.putArray("strategies")::add);
     options.sizes().forEach(o.putArray("sizes")::add);
     options.members().forEach(o.putArray("members")::add);
+    options.ratios().forEach(o.putArray("ratios")::add);
     o.put("repeat", options.repeat() == 0 ? "auto" : Integer.toString(options.repeat()));
     ObjectNode env = doc.putObject("environment");
     env.put("jvm", environment.jvm());
@@ -155,14 +162,16 @@ public record AssignReport(AssignOptions options, List<AssignRow> rows, Environm
       } else {
         Measured x = r.measured();
         put(j, "maxOverIdeal", x.maxOverIdeal(), 6);
+        if (x.maxOverCeil() == Long.MIN_VALUE) {
+          j.putNull("maxOverCeil");
+        } else {
+          j.put("maxOverCeil", x.maxOverCeil());
+        }
         move(j.putObject("leave"), x.leave());
         move(j.putObject("join"), x.join());
-        ObjectNode churn = j.putObject("churn");
-        churn.put("replaced", x.churn().replaced());
-        churn.put("others", x.churn().others());
-        churn.put("othersMoved", x.churn().othersMoved());
-        put(churn, "othersMovedPercent", x.churn().othersMovedPercent(), 6);
-        put(churn, "updateMs", x.churn().updateMillis(), 4);
+        churn(j.putObject("churn"), x.churn());
+        churn(j.putObject("add"), x.added());
+        churn(j.putObject("remove"), x.removed());
         ObjectNode full = j.putObject("full");
         put(full, "medianMs", r.fullMillis(), 4);
         put(full, "nsPerUnit", r.fullNanosPerUnit(), 3);
@@ -179,6 +188,14 @@ public record AssignReport(AssignOptions options, List<AssignRow> rows, Environm
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("cannot write the report as JSON", e); // a tree of plain values always writes
     }
+  }
+
+  private static void churn(ObjectNode node, Churn c) {
+    node.put("replaced", c.replaced());
+    node.put("others", c.others());
+    node.put("othersMoved", c.othersMoved());
+    put(node, "othersMovedPercent", c.othersMovedPercent(), 6);
+    put(node, "updateMs", c.updateMillis(), 4);
   }
 
   private static void move(ObjectNode node, Move m) {

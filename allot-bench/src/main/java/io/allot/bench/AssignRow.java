@@ -47,13 +47,17 @@ public record AssignRow(
    * The figures of a completed row.
    *
    * @param maxOverIdeal worst member load over its fair share
+   * @param maxOverCeil worst {@code load − ceil(fair share)} ({@link Metrics#maxOverCeil}); at most 0 when every
+   *     member is within the balance bound
    * @param fullNanos median time of a full assignment
    * @param fullSamples timed runs of the full assignment
    * @param moduloNanos median time of {@code modulo}'s full assignment at the same (N, M)
    * @param leave the middle member leaves
    * @param join member {@value Scenario#JOINER} joins
    * @param churn 1 % of the units are replaced
-   * @param updateSamples the fewest timed runs of the three updates
+   * @param added 1 % more units come
+   * @param removed 1 % of the units go
+   * @param updateSamples the fewest timed runs of the updates
    * @param incremental true if the strategy has its own {@link Assigner#update}
    * @param check {@code ok} if every update equalled the full assignment of the same inputs, {@code differs:
    *     leave,...} if not, {@code n/a} for strategies without an incremental form, {@code skipped} when a full
@@ -61,12 +65,15 @@ public record AssignRow(
    */
   public record Measured(
       double maxOverIdeal,
+      long maxOverCeil,
       double fullNanos,
       int fullSamples,
       double moduloNanos,
       Move leave,
       Move join,
       Churn churn,
+      Churn added,
+      Churn removed,
       int updateSamples,
       boolean incremental,
       String check) {}
@@ -90,9 +97,9 @@ public record AssignRow(
   }
 
   /**
-   * Units replaced.
+   * Units replaced, added or removed.
    *
-   * @param replaced units removed (and as many added)
+   * @param replaced units changed: removed (and as many added), added, or removed
    * @param others units present before and after
    * @param othersMoved of {@code others}, how many changed owner
    * @param updateNanos median time of {@link Assigner#update} with the matching hint

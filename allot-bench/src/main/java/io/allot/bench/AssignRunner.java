@@ -26,22 +26,22 @@ import java.util.function.Supplier;
  *
  * <ul>
  *   <li><b>max/ideal</b>: worst member load over its fair share {@code N · w / W} (weights are all 1, so the ideal
- *       is N / M);
+ *       is N / M), and <b>max-ceil</b>: worst {@code load − ceil(N · w / W)} (0 or less: within the balance bound);
  *   <li><b>leave/opt</b>, <b>join/opt</b>: units moved when the middle member (in byte order) leaves, or member
  *       {@value Scenario#JOINER} joins, divided by the optimum, the fewest moves that realise the new loads ({@code
  *       Σ max(0, load_before − load_after)}). A unit moved is a unit present before and after whose owner changed;
- *   <li><b>churn%</b>: percentage of the OTHER units (present before and after) that moved when 1 % of the units
- *       are replaced;
+ *   <li><b>repl%</b>, <b>add%</b>, <b>rm%</b>: percentage of the OTHER units (present before and after) that moved
+ *       when 1 % of the units are replaced, added, or removed;
  *   <li><b>ns/unit</b> of a full assignment, and its ratio to {@code modulo} at the same (N, M);
- *   <li>the time of {@link Assigner#update} with the matching {@link Changes} hint for the leave, the join and the
- *       churn (the previous table is the full assignment, its owner index already built, as it would be in a
+ *   <li>the time of {@link Assigner#update} with the matching {@link Changes} hint for the leave, the join, the
+ *       replace, the add and the remove (the previous table is the full assignment, its owner index already built, as it would be in a
  *       running server);
  *   <li><b>upd=full</b>: whether those updates equal {@code assign(members', units', previous)}, as the interface
  *       requires ({@code n/a} for strategies without an incremental form);
  *   <li>the wall time of the whole row.
  * </ul>
  *
- * Each strategy is warmed up first (rounds of every operation at N = 2000, M = 10: at least three, and for at least
+ * Each strategy is warmed up first (rounds of every operation at N = 20,000, M = 10: at least three, and for at least
  * a second); each operation is then timed several times and the median is reported ({@link Repeats}): at least 7
  * runs at N ≤ 10^4, 5 at N ≤ 10^5, 3 above, or exactly {@code --repeat} times. A strategy that throws (or returns
  * an invalid table) gets {@code error: <message>} in its row; the others go on.
@@ -52,7 +52,7 @@ public final class AssignRunner {
   /** Updates are checked against a full assign only if one full assign takes at most this. */
   static final long CHECK_LIMIT_NANOS = 5_000_000_000L;
 
-  private static final int WARMUP_UNITS = 2_000;
+  private static final int WARMUP_UNITS = 20_000; // above 4,096: the linear sorts of balanced warm up too
   private static final int WARMUP_MEMBERS = 10;
   private static final int WARMUP_ROUNDS = 3;
 
@@ -105,34 +105,38 @@ public final class AssignRunner {
     }
 
     List<AssignRow> rows = new ArrayList<>();
-    int total = options.sizes().size() * options.members().size() * names.size();
+    List<AssignOptions.Cell> cells = options.cells();
+    int total = cells.size() * names.size();
     int done = 0;
-    for (int n : options.sizes()) {
-      List<String> units = Scenario.units(n);
-      for (int m : options.members()) {
-        Scenario sc = Scenario.of(units, m);
-        int reps = options.repeat() > 0 ? options.repeat() : n <= 10_000 ? 7 : n <= 100_000 ? 5 : 3;
-        boolean budgeted = options.repeat() == 0;
-        // modulo first: every row's full time is compared to it
-        Map<String, AssignRow> cell = new HashMap<>();
-        double moduloNanos;
-        if (names.contains(ModuloAssigner.NAME)) {
-          progress.accept(String.format(Locale.ROOT, "[%d/%d] %s N=%d M=%d", ++done, total, ModuloAssigner.NAME, n, m));
-          AssignRow r = measure(modulo, ModuloAssigner.NAME, sc, reps, budgeted, Double.NaN, progress);
-          cell.put(ModuloAssigner.NAME, r);
-          moduloNanos = r.ok() ? r.measured().fullNanos() : Double.NaN;
-        } else {
-          moduloNanos = Repeats.time(() -> modulo.assign(sc.members(), sc.units()), reps, budgeted).medianNanos();
+    List<String> units = List.of();
+    for (AssignOptions.Cell c : cells) {
+      int n = c.n();
+      int m = c.m();
+      if (units.size() != n) {
+        units = Scenario.units(n);
+      }
+      Scenario sc = Scenario.of(units, m);
+      int reps = options.repeat() > 0 ? options.repeat() : n <= 10_000 ? 7 : n <= 100_000 ? 5 : 3;
+      boolean budgeted = options.repeat() == 0;
+      // modulo first: every row's full time is compared to it
+      Map<String, AssignRow> cell = new HashMap<>();
+      double moduloNanos;
+      if (names.contains(ModuloAssigner.NAME)) {
+        progress.accept(String.format(Locale.ROOT, "[%d/%d] %s N=%d M=%d", ++done, total, ModuloAssigner.NAME, n, m));
+        AssignRow r = measure(modulo, ModuloAssigner.NAME, sc, reps, budgeted, Double.NaN, progress);
+        cell.put(ModuloAssigner.NAME, r);
+        moduloNanos = r.ok() ? r.measured().fullNanos() : Double.NaN;
+      } else {
+        moduloNanos = Repeats.time(() -> modulo.assign(sc.members(), sc.units()), reps, budgeted).medianNanos();
+      }
+      for (String name : names) {
+        if (!name.equals(ModuloAssigner.NAME)) {
+          progress.accept(String.format(Locale.ROOT, "[%d/%d] %s N=%d M=%d", ++done, total, name, n, m));
+          cell.put(name, measure(assigners.get(name), name, sc, reps, budgeted, moduloNanos, progress));
         }
-        for (String name : names) {
-          if (!name.equals(ModuloAssigner.NAME)) {
-            progress.accept(String.format(Locale.ROOT, "[%d/%d] %s N=%d M=%d", ++done, total, name, n, m));
-            cell.put(name, measure(assigners.get(name), name, sc, reps, budgeted, moduloNanos, progress));
-          }
-        }
-        for (String name : names) {
-          rows.add(cell.get(name));
-        }
+      }
+      for (String name : names) {
+        rows.add(cell.get(name));
       }
     }
     return new AssignReport(options, rows, AssignReport.Environment.current(), (System.nanoTime() - start) / 1e9);
@@ -150,6 +154,8 @@ public final class AssignRunner {
         a.update(t, small.membersAfterLeave(), small.units(), small.leaveChanges());
         a.update(t, small.membersAfterJoin(), small.units(), small.joinChanges());
         a.update(t, small.members(), small.unitsAfterChurn(), small.churnChanges());
+        a.update(t, small.members(), small.unitsAfterAdd(), small.addChanges());
+        a.update(t, small.members(), small.unitsAfterRemove(), small.removeChanges());
       }
     } catch (RuntimeException | Error e) {
       progress.accept("  " + name + " fails during warm-up: " + message(e));
@@ -172,6 +178,7 @@ public final class AssignRunner {
       Table before = full.last();
       Metrics.validate(before, sc.members(), sc.units());
       double maxOverIdeal = Metrics.maxOverIdeal(before, sc.members());
+      long maxOverCeil = Metrics.maxOverCeil(before, sc.members());
       before.ownerIndex(); // built once, as a running server would have it
 
       boolean incremental = Strategies.hasIncrementalUpdate(a);
@@ -184,14 +191,21 @@ public final class AssignRunner {
       Timed churned = row.update(before, sc.members(), sc.unitsAfterChurn(), sc.churnChanges());
       Churn churn = new Churn(
           sc.churnRemoved().size(), sc.churnSurvivors(), Metrics.moved(before, churned.last()), churned.medianNanos());
+      row.phase = "add";
+      Timed grown = row.update(before, sc.members(), sc.unitsAfterAdd(), sc.addChanges());
+      Churn added = new Churn(sc.churnAdded().size(), sc.n(), Metrics.moved(before, grown.last()), grown.medianNanos());
+      row.phase = "remove";
+      Timed shrunk = row.update(before, sc.members(), sc.unitsAfterRemove(), sc.removeChanges());
+      Churn removed = new Churn(
+          sc.churnRemoved().size(), sc.churnSurvivors(), Metrics.moved(before, shrunk.last()), shrunk.medianNanos());
 
       String check = !incremental ? "n/a"
           : !row.check ? "skipped"
           : row.differs.isEmpty() ? "ok"
           : "differs:" + String.join(",", row.differs);
       double modulo = Double.isNaN(moduloNanos) ? full.medianNanos() : moduloNanos;
-      Measured measured = new Measured(maxOverIdeal, full.medianNanos(), full.samples(), modulo, leave, join, churn,
-          row.updateSamples, incremental, check);
+      Measured measured = new Measured(maxOverIdeal, maxOverCeil, full.medianNanos(), full.samples(), modulo, leave,
+          join, churn, added, removed, row.updateSamples, incremental, check);
       result = AssignRow.ok(name, sc.n(), sc.m(), measured, (System.nanoTime() - start) / 1e9);
     } catch (RuntimeException | Error e) {
       if (e instanceof VirtualMachineError && !(e instanceof OutOfMemoryError) && !(e instanceof StackOverflowError)) {
@@ -215,7 +229,7 @@ public final class AssignRunner {
     private final int reps;
     private final boolean budgeted;
     private final Consumer<String> progress;
-    /** The phase running, for the error row: full, leave, join or churn. */
+    /** The phase running, for the error row: full, leave, join, churn, add or remove. */
     String phase = "full";
     /** Whether updates are compared with a full assignment. */
     boolean check;

@@ -16,9 +16,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "allot bench",
-    description = "Benchmarks: the assignment strategies (assign), one distributor cycle at scale (distributor), failover "
-        + "with real processes (failover), and the JMH suites (jmh).",
-    subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, JmhCommand.class})
+    description = "Benchmarks: the assignment strategies (assign), the distributor at scale (distributor), failover "
+        + "with real processes (failover), planned handoffs (handoff), finite-task queues against db-scheduler (queue), "
+        + "and the JMH suites (jmh).",
+    subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, HandoffBench.class, QueueBench.class,
+        JmhCommand.class})
 public final class BenchMain implements Callable<Integer> {
   @Spec CommandSpec spec;
 

@@ -39,6 +39,32 @@ public final class Metrics {
   }
 
   /**
+   * How far the worst member is above the balance bound: max over members with affinity {@code w >
+   * 0} of {@code load − ceil(N · w / W)} (exact integer arithmetic; N: units in the table, W: total
+   * affinity; members have no capacity limit in the benchmark). 0 or less: every member is within
+   * the bound. {@link Long#MIN_VALUE} if there is no eligible member.
+   */
+  public static long maxOverCeil(Table table, Collection<Member> members) {
+    long total = 0;
+    for (Member m : members) {
+      total += m.affinity();
+    }
+    long n = table.unitCount();
+    long worst = Long.MIN_VALUE;
+    if (total == 0) {
+      return worst;
+    }
+    for (Member m : members) {
+      if (m.affinity() > 0) {
+        long p = n * m.affinity();
+        long ceil = p / total + (p % total == 0 ? 0 : 1);
+        worst = Math.max(worst, table.unitsOf(m.id()).size() - ceil);
+      }
+    }
+    return worst;
+  }
+
+  /**
    * Units that had an owner in {@code before}, are still present in {@code after}, and whose owner
    * changed (including losing their owner). Units new in {@code after}, units gone from it, and
    * units unassigned in {@code before} do not count.

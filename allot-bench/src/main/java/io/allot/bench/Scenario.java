@@ -22,6 +22,8 @@ import java.util.SplittableRandom;
  *   <li><b>Join</b>: member {@value #JOINER} arrives.
  *   <li><b>Churn</b>: the first 1 % (at least one) of the units in a pseudo-random order fixed by
  *       {@link #CHURN_SEED} go, and as many new units {@code unit-<N>}, {@code unit-<N+1>}, … come.
+ *       The same sets alone make the other two unit changes: <b>add</b> (only the new units come,
+ *       {@link #unitsAfterAdd()}) and <b>remove</b> (only the old ones go, {@link #unitsAfterRemove()}).
  * </ul>
  *
  * Made by {@link #of(int, int)}; the components are what it computes.
@@ -148,6 +150,33 @@ public record Scenario(
 
   public Changes churnChanges() {
     return Changes.units(churnAdded, churnRemoved);
+  }
+
+  /** The units after adding (only) the churn's new units: all units in their order, then the new ones. */
+  public List<String> unitsAfterAdd() {
+    List<String> out = new ArrayList<>(n + churnAdded.size());
+    out.addAll(units);
+    out.addAll(churnAdded);
+    return Collections.unmodifiableList(out);
+  }
+
+  /** The units after removing (only) the churn's removed units, in their order. */
+  public List<String> unitsAfterRemove() {
+    List<String> out = new ArrayList<>(n);
+    for (String u : units) {
+      if (!churnRemoved.contains(u)) {
+        out.add(u);
+      }
+    }
+    return Collections.unmodifiableList(out);
+  }
+
+  public Changes addChanges() {
+    return Changes.units(churnAdded, Set.of());
+  }
+
+  public Changes removeChanges() {
+    return Changes.units(Set.of(), churnRemoved);
   }
 
   /** Units present both before and after the churn. */

@@ -74,6 +74,8 @@ class AssignBenchTest {
       assertThat(x.churn().others()).isEqualTo(N - N / 100);
       assertThat(x.churn().othersMoved()).isZero();
       assertThat(x.churn().othersMovedPercent()).isEqualTo(0.0);
+      assertThat(x.added().othersMoved()).isZero();
+      assertThat(x.removed().othersMoved()).isZero();
       assertThat(r.fullVsModulo()).isPositive().isFinite();
     }
   }
@@ -99,6 +101,8 @@ class AssignBenchTest {
       assertThat(x.leave().updateMillis()).isPositive().isFinite();
       assertThat(x.join().updateMillis()).isPositive().isFinite();
       assertThat(x.churn().updateMillis()).isPositive().isFinite();
+      assertThat(x.added().updateMillis()).isPositive().isFinite();
+      assertThat(x.removed().updateMillis()).isPositive().isFinite();
       assertThat(r.totalSeconds()).isPositive();
     }
     assertThat(report.totalSeconds()).isPositive();
@@ -108,9 +112,9 @@ class AssignBenchTest {
   void tableIsAlignedAndEndsWithTheEnvironment() {
     List<String> lines = table.lines().toList();
     assertThat(lines).hasSize(1 + report.rows().size() + 1);
-    assertThat(lines.get(0)).isEqualTo(
-        "strategy             N   M  max/ideal  leave/opt  join/opt  churn%  ns/unit  xmodulo  leave ms  join ms  churn ms"
-            + "  upd=full  total s");
+    assertThat(lines.get(0)).startsWith("strategy  ").endsWith("upd=full  total s").containsSubsequence(
+        "  N", "  M", "max/ideal", "max-ceil", "leave/opt", "join/opt", "repl%", "add%", "rm%", "ns/unit", "xmodulo",
+        "leave ms", "join ms", "repl ms", "add ms", "rm ms", "upd=full", "total s");
     int width = lines.get(0).length();
     for (String l : lines.subList(1, lines.size() - 1)) {
       assertThat(l).hasSize(width);
@@ -119,7 +123,9 @@ class AssignBenchTest {
     }
     AssignRow naive = report.row("naive-rendezvous", N, 3);
     assertThat(lines.get(2)).startsWith(String.format(java.util.Locale.ROOT,
-        "naive-rendezvous  3000   3  %9.4f     1.0000    1.0000   0.000", naive.measured().maxOverIdeal()));
+        "naive-rendezvous  3000   3  %9.4f", naive.measured().maxOverIdeal()));
+    assertThat(lines.get(2).split(" +")).contains(
+        String.format(java.util.Locale.ROOT, "%+d", naive.measured().maxOverCeil()), "1.0000", "0.000");
     assertThat(lines.get(2)).endsWith(String.format(java.util.Locale.ROOT, "n/a  %7.2f", naive.totalSeconds()));
     assertThat(lines.get(lines.size() - 1)).startsWith("JVM ").contains("cores", "max heap", "MiB").endsWith(" s");
     assertThat(table).doesNotContain("warming up");
@@ -147,6 +153,9 @@ class AssignBenchTest {
       assertThat(j.get("leave").get("moved").asLong()).isEqualTo(r.measured().leave().moved());
       assertThat(j.get("join").get("optimum").asLong()).isEqualTo(r.measured().join().optimum());
       assertThat(j.get("churn").get("othersMoved").asLong()).isEqualTo(r.measured().churn().othersMoved());
+      assertThat(j.get("add").get("othersMoved").asLong()).isEqualTo(r.measured().added().othersMoved());
+      assertThat(j.get("remove").get("replaced").asLong()).isEqualTo(r.measured().removed().replaced());
+      assertThat(j.get("maxOverCeil").asLong()).isEqualTo(r.measured().maxOverCeil());
       assertThat(j.get("full").get("samples").asInt()).isEqualTo(2);
       assertThat(j.get("full").get("nsPerUnit").asDouble()).isCloseTo(r.fullNanosPerUnit(), within(0.001));
       assertThat(j.get("updateEqualsFull").asText()).isEqualTo("n/a");
@@ -235,6 +244,35 @@ class AssignBenchTest {
         (PrintStream) null, null);
     assertThat(r.rows()).hasSize(1);
     assertThat(r.rows().get(0).fullVsModulo()).isPositive().isFinite();
+  }
+
+  @Test
+  void smallShapesRunForEveryMemberCountAndBalancedMeetsItsBounds() {
+    AssignOptions o = AssignCommand.parse("--strategies", "balanced", "--ratios", "1,2,5,20", "--members", "3,10", "--repeat", "1");
+    assertThat(o.cells()).extracting(c -> c.n() + "/" + c.m())
+        .containsExactly("3/3", "10/10", "6/3", "20/10", "15/3", "50/10", "60/3", "200/10");
+    AssignReport r = AssignRunner.run(o, Strategies::byName, s -> {});
+    assertThat(r.rows()).hasSize(8).allMatch(AssignRow::ok);
+    for (AssignRow row : r.rows()) {
+      Measured x = row.measured();
+      assertThat(x.maxOverCeil()).as("%s", row).isLessThanOrEqualTo(0);
+      assertThat(x.leave().moved()).as("%s", row).isEqualTo(x.leave().optimum());
+      assertThat(x.join().moved()).as("%s", row).isEqualTo(x.join().optimum());
+      assertThat(x.churn().othersMoved()).as("%s", row).isZero(); // equal affinities: nothing else moves
+      assertThat(x.added().othersMoved()).as("%s", row).isZero();
+      assertThat(x.check()).isEqualTo("ok");
+    }
+  }
+
+  @Test
+  void defaultsAndQuickIncludeTheSmallShapes() {
+    assertThat(AssignOptions.defaults().cells()).contains(
+        new AssignOptions.Cell(6, 3), new AssignOptions.Cell(5_000, 1_000), new AssignOptions.Cell(20_000, 1_000),
+        new AssignOptions.Cell(1_000_000, 1_000));
+    assertThat(AssignOptions.quickDefaults().cells()).contains(new AssignOptions.Cell(200, 10), new AssignOptions.Cell(2_000, 100))
+        .doesNotContain(new AssignOptions.Cell(100_000, 100)).hasSize(9 + 6);
+    // explicit sizes alone: no small shapes
+    assertThat(AssignCommand.parse("--sizes", "100", "--members", "2").cells()).containsExactly(new AssignOptions.Cell(100, 2));
   }
 
   @Test

@@ -35,12 +35,14 @@ class BenchMainTest {
     assertThat(doc.get("options").get("sizes")).extracting(JsonNode::asInt).containsExactly(1_000, 10_000);
     assertThat(doc.get("options").get("members")).extracting(JsonNode::asInt).containsExactly(3, 10, 100);
     int strategies = Strategies.all().size();
-    assertThat(doc.get("rows")).hasSize(2 * 3 * strategies);
+    assertThat(doc.get("options").get("ratios")).extracting(JsonNode::asInt).containsExactly(2, 5, 20);
+    int cells = 2 * 3 + 3 * 3; // the grid, then N/M = 2, 5, 20 for each M
+    assertThat(doc.get("rows")).hasSize(cells * strategies);
     for (JsonNode row : doc.get("rows")) {
       assertThat(row.get("ok").asBoolean()).as(row.toString()).isTrue();
       assertThat(row.get("full").get("nsPerUnit").asDouble()).isPositive();
     }
-    assertThat(r.err()).contains("warming up balanced", "[" + 6 * strategies + "/" + 6 * strategies + "]");
+    assertThat(r.err()).contains("warming up balanced", "[" + cells * strategies + "/" + cells * strategies + "]");
   }
 
   /** Runs a bad command line: exit code 2, nothing on stdout, stderr begins with the message, then the usage. */
@@ -55,11 +57,11 @@ class BenchMainTest {
   void aBadOptionExitsWith2AndNamesIt() {
     assertBadUsage("Unknown option: '--fast'", "allot bench assign", "assign", "--fast");
     assertBadUsage("--members: 1 is out of range", "allot bench assign", "assign", "--members", "1");
-    assertBadUsage("--members must be between 1 and 5000, got 0", "allot bench distributor", "distributor", "--members", "0");
+    assertBadUsage("--members must be between 1 and 100000, got 0", "allot bench distributor", "distributor", "--members", "0");
     assertBadUsage("--store: memory cannot be shared by processes", "allot bench failover", "failover", "--store", "memory:");
     assertBadUsage("--allot-jar: /nonexistent/allot.jar is not a file", "allot bench failover",
         "failover", "--allot-jar", "/nonexistent/allot.jar");
-    assertBadUsage("Missing required subcommand: choose one of: assign, distributor, failover, jmh", "allot bench");
+    assertBadUsage("Missing required subcommand: choose one of: assign, distributor, failover, handoff, queue, jmh", "allot bench");
   }
 
   @Test
@@ -67,7 +69,7 @@ class BenchMainTest {
     Run help = run("assign", "--help");
     assertThat(help.code()).isZero();
     assertThat(help.out()).contains("Usage: allot bench assign", "--quick", "--json", "--strategies", "rendezvous-unbounded",
-        "--sizes", "--members", "--repeat");
+        "--sizes", "--members", "--ratios", "--repeat");
   }
 
   @Test
@@ -90,6 +92,14 @@ class BenchMainTest {
     assertThat(x.strategies()).containsExactly("modulo");
     assertThat(x.repeat()).isEqualTo(4);
     assertThat(AssignCommand.parse("--sizes", "10", "--sizes", "20").sizes()).containsExactly(10, 20);
+    assertThat(d.ratios()).containsExactly(2, 5, 20);
+    assertThat(q.ratios()).containsExactly(2, 5, 20);
+    assertThat(x.ratios()).isEmpty(); // --sizes alone: no small shapes
+    AssignOptions r = AssignCommand.parse("--ratios", "1,2,2", "--members", "10");
+    assertThat(r.sizes()).isEmpty();
+    assertThat(r.ratios()).containsExactly(1, 2);
+    assertThat(r.cells()).containsExactly(new AssignOptions.Cell(10, 10), new AssignOptions.Cell(20, 10));
+    assertThat(d.strategies().get(0)).isEqualTo("balanced");
   }
 
   @Test
@@ -110,7 +120,11 @@ class BenchMainTest {
     assertThatThrownBy(() -> AssignCommand.parse("--sizes", "--json")).hasMessageContaining("'--sizes'");
     assertThatThrownBy(() -> AssignCommand.parse("--json=yes")).hasMessageContaining("'--json'");
     assertThatThrownBy(() -> AssignCommand.parse("--strategies", "rendezvous,consistent"))
-        .hasMessageStartingWith("--strategies: unknown strategy 'consistent'; choose from rendezvous, rendezvous-unbounded");
+        .hasMessageStartingWith("--strategies: unknown strategy 'consistent'; choose from balanced, rendezvous-unbounded, "
+            + "seed-ring, rendezvous, modulo");
+    assertThatThrownBy(() -> AssignCommand.parse("--ratios", "0")).hasMessageStartingWith("--ratios: 0 is out of range");
+    assertThatThrownBy(() -> AssignCommand.parse("--ratios", "20001", "--members", "1000"))
+        .hasMessageStartingWith("--ratios: 20001 is out of range");
   }
 
   @Test

@@ -21,6 +21,19 @@ class MetricsTest {
   }
 
   @Test
+  void maxOverCeilIsTheWorstExcessOverTheRoundedUpWeightedShare() {
+    // 6 units, weights 1, 2, 1: shares 1.5, 3, 1.5, bounds 2, 3, 2
+    List<Member> ms = List.of(Member.of("a"), Member.of("b", 2), Member.of("c"));
+    assertThat(Metrics.maxOverCeil(table("a", "u1,u2", "b", "u3,u4,u5", "c", "u6"), ms)).isEqualTo(0);
+    assertThat(Metrics.maxOverCeil(table("a", "u1", "b", "u3,u4,u5", "c", "u6,u2"), ms)).isEqualTo(0);
+    assertThat(Metrics.maxOverCeil(table("a", "u1,u2,u3", "b", "u4,u5", "c", "u6"), ms)).isEqualTo(1);
+    assertThat(Metrics.maxOverCeil(table("a", "u1,u2", "b", "u3,u4", "c", "u5,u6"), ms)).isEqualTo(0);
+    assertThat(Metrics.maxOverCeil(table("a", "u1", "b", "u3,u4", "c", "u5,u6"), ms)).isEqualTo(0); // 5 units: 2, 3, 2
+    assertThat(Metrics.maxOverCeil(table("a", "", "b", "u1"), List.of(Member.of("a", 0), Member.of("b", 0))))
+        .isEqualTo(Long.MIN_VALUE);
+  }
+
+  @Test
   void aMinimalLeaveMovesExactlyTheOptimum() {
     Table before = table("a", "u1,u2,u3", "b", "u4,u5", "c", "u6");
     Table after = table("a", "u1,u2,u3,u4", "c", "u6,u5");

@@ -46,4 +46,15 @@ class ScenarioTest {
     assertThat(a.churnRemoved()).isNotEqualTo(Set.copyOf(a.units().subList(0, 100)));
     assertThat(Scenario.of(50, 3).churnRemoved()).hasSize(1);
   }
+
+  @Test
+  void addingAndRemovingUseTheChurnsSetsAlone() {
+    Scenario a = Scenario.of(10_000, 3);
+    assertThat(a.unitsAfterAdd()).hasSize(10_100).doesNotHaveDuplicates().containsAll(a.units()).containsAll(a.churnAdded());
+    assertThat(a.unitsAfterRemove()).hasSize(9_900).doesNotContainAnyElementsOf(a.churnRemoved());
+    assertThat(a.addChanges().unitsAdded()).isEqualTo(a.churnAdded());
+    assertThat(a.addChanges().unitsRemoved()).isEmpty();
+    assertThat(a.removeChanges().unitsRemoved()).isEqualTo(a.churnRemoved());
+    assertThat(a.removeChanges().unitsAdded()).isEmpty();
+  }
 }

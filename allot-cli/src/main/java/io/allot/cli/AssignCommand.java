@@ -37,7 +37,7 @@ final class AssignCommand implements Callable<Integer> {
       names = "--strategy",
       paramLabel = "NAME",
       defaultValue = Assigners.DEFAULT,
-      description = "rendezvous (default), rendezvous-unbounded, balanced or seed-ring.")
+      description = "balanced (default), rendezvous-unbounded or seed-ring (rendezvous, retired, is still accepted).")
   String strategy;
 
   @Option(names = "--services", required = true, paramLabel = "FILE", description = "Member ids, one per line.")
@@ -55,13 +55,14 @@ final class AssignCommand implements Callable<Integer> {
   @Option(
       names = "--previous",
       paramLabel = "FILE",
-      description = "The table in force, in the output format; used by 'balanced' to move as little as possible.")
+      description = "The table in force, in the output format (an earlier output can be fed back); 'balanced' "
+          + "computes from it: the result is a function of this table and the inputs, and moves as little as possible.")
   Path previous;
 
   @Option(
       names = "--load-bound",
       paramLabel = "EPSILON",
-      description = "rendezvous only: no member gets more than ceil((1+EPSILON) x its fair share). Default ${DEFAULT-VALUE}.",
+      description = "rendezvous (retired) only: no member gets more than ceil((1+EPSILON) x its fair share). Default ${DEFAULT-VALUE}.",
       defaultValue = "0.25")
   double loadBound;
 

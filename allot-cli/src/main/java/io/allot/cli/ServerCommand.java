@@ -68,7 +68,7 @@ final class ServerCommand implements Callable<Integer> {
   String logLevel;
 
   @Option(names = {"-strategy", "--strategy"}, paramLabel = "NAME", defaultValue = Assigners.DEFAULT,
-      description = "Assignment strategy: rendezvous (default), rendezvous-unbounded, balanced, seed-ring (identical to the original).")
+      description = "Assignment strategy: balanced (default), rendezvous-unbounded, seed-ring (identical to the original); rendezvous (retired) is still accepted.")
   String strategy;
 
   @Option(names = {"-ping-protocol", "--ping-protocol"}, paramLabel = "auto|health|legacy", defaultValue = "auto",

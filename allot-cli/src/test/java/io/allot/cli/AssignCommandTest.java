@@ -74,6 +74,64 @@ class AssignCommandTest {
   }
 
   @Test
+  void theDefaultIsBalanced() throws IOException {
+    CliRun plain = assign("a\nb\nc\n", "1\n2\n3\n4\n5\n6\n7\n");
+    CliRun balanced = assign("a\nb\nc\n", "1\n2\n3\n4\n5\n6\n7\n", "--strategy", "balanced");
+    assertThat(plain.code()).as(plain.err()).isZero();
+    assertThat(plain.out()).isEqualTo(balanced.out());
+  }
+
+  /** Loads of the printed table, member to unit list. */
+  static java.util.Map<String, List<String>> parse(String out) {
+    java.util.Map<String, List<String>> m = new java.util.TreeMap<>();
+    for (String line : out.split("\n")) {
+      int sep = line.indexOf(':');
+      String rest = line.substring(sep + 1);
+      m.put(line.substring(0, sep), rest.isEmpty() ? List.of() : List.of(rest.split(",")));
+    }
+    return m;
+  }
+
+  static int moved(java.util.Map<String, List<String>> before, java.util.Map<String, List<String>> after) {
+    java.util.Map<String, String> owner = new java.util.HashMap<>();
+    after.forEach((m, us) -> us.forEach(u -> owner.put(u, m)));
+    int n = 0;
+    for (var e : before.entrySet()) {
+      for (String u : e.getValue()) {
+        if (owner.containsKey(u) && !owner.get(u).equals(e.getKey())) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  @Test
+  void theOutputFedBackAsPreviousChainsLeavesJoinsAndUnitChanges() throws IOException {
+    StringBuilder units = new StringBuilder();
+    for (int i = 0; i < 40; i++) {
+      units.append("u").append(i).append('\n');
+    }
+    CliRun first = assign("a\nb\nc\nd\n", units.toString());
+    assertThat(first.code()).as(first.err()).isZero();
+    // the same inputs and the output as --previous: the same table
+    CliRun same = assign("a\nb\nc\nd\n", units.toString(), "--previous", file("p0", first.out()).toString());
+    assertThat(same.out()).isEqualTo(first.out());
+    // d leaves: only its 10 units move, the table in force lists a member that is gone
+    CliRun leave = assign("a\nb\nc\n", units.toString(), "--previous", file("p1", first.out()).toString());
+    assertThat(leave.code()).as(leave.err()).isZero();
+    assertThat(moved(parse(first.out()), parse(leave.out()))).isEqualTo(10);
+    // e joins: it takes 10 units, nothing else moves
+    CliRun join = assign("a\nb\nc\ne\n", units.toString(), "--previous", file("p2", leave.out()).toString());
+    assertThat(parse(join.out()).get("e")).hasSize(10);
+    assertThat(moved(parse(leave.out()), parse(join.out()))).isEqualTo(10);
+    // four units more: no other unit moves
+    CliRun grow = assign("a\nb\nc\ne\n", units + "n1\nn2\nn3\nn4\n", "--previous", file("p3", join.out()).toString());
+    assertThat(moved(parse(join.out()), parse(grow.out()))).isZero();
+    assertThat(parse(grow.out()).values()).allMatch(l -> l.size() == 11);
+  }
+
+  @Test
   void missingFileIsExit2NamingIt() {
     CliRun r = CliRun.of("assign", "--services", dir.resolve("nope.txt").toString(), "--units", dir.resolve("u").toString());
     assertThat(r.code()).isEqualTo(2);

@@ -42,6 +42,16 @@ class ReadmeExamplesTest {
         .isNotNegative();
   }
 
+  @Test
+  void theQueueSnippetStandsInReadmeQueueExample() throws IOException {
+    List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
+        .filter(b -> String.join("\n", b).contains("QueueWorker.builder")).findFirst().orElseThrow();
+    List<String> source = lines(ROOT.resolve("allot-queue/src/test/java/io/allot/queue/ReadmeQueueExample.java"));
+    assertThat(Collections.indexOfSubList(source, block))
+        .as("README's queue snippet, line for line, in ReadmeQueueExample.java:%n%s", String.join("\n", block))
+        .isNotNegative();
+  }
+
   private static List<List<String>> javaBlocks(Path markdown) throws IOException {
     List<List<String>> blocks = new ArrayList<>();
     List<String> current = null;

@@ -15,6 +15,7 @@ import io.allot.store.Store;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.UnitOwner;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -36,7 +37,10 @@ import java.util.function.Function;
  *   when it returns); renews, or after a fence registers again once {@link LeaseDeadline#mayRegister()};</li>
  *   <li><b>watchdog</b>: fences when the deadline passed, checked at the deadline plus up to one watchdog period;</li>
  *   <li><b>loop</b>: a round every {@code syncInterval}, at once on a wake-up (table change, awaited release, the
- *   application's calls) or when the last round was cut short by the claim limit;</li>
+ *   application's calls) or when the last round was cut short by the claim limit; it reads the target only after a
+ *   change hint or once the last read is {@code syncInterval} old;</li>
+ *   <li><b>releaser</b> ({@code Releaser}): releases the confirmed units as soon as a confirmation comes, several in
+ *   parallel; it, the loop's rounds and the shutdown release one at a time (the lock {@code releasing});</li>
  *   <li><b>dispatcher</b>: events go to the {@link Listener} in order, a start only while its generation is current
  *   and the lease valid ({@link LeaseDeadline#startMayRun(long)});</li>
  *   <li><b>shutdown</b> ({@link #cancel()}): the steps of {@code MemberShutdown}.</li>
@@ -142,7 +146,15 @@ public final class SimMember implements Network.Subscriber {
   private Sim.Event nextRound;
   private boolean targetChanged = true;
   private List<String> lastTarget;
+  private long lastTargetReadAt;
   private final Set<String> inDoubt = new LinkedHashSet<>();
+
+  // ---- releaser thread, and the lock ("releasing") that it, the loop and the shutdown take to release
+  private boolean releaserOn;
+  private boolean releaserBusy;
+  private boolean releaseRequested;
+  private boolean releasing;
+  private final ArrayDeque<Runnable> releaseWaiters = new ArrayDeque<>();
 
   // ---- dispatcher
   private long lastDeliveryAt;
@@ -335,6 +347,7 @@ public final class SimMember implements Network.Subscriber {
     watchdogOn = true;
     armWatchdog();
     loopOn = true;
+    releaserOn = true;
     nextRound = sim.after(0, this, () -> runRound(false));
   }
 
@@ -541,6 +554,7 @@ public final class SimMember implements Network.Subscriber {
     trace.add(name, "confirmStop " + unit + "#" + store.rel(token) + " -> " + confirmed);
     if (confirmed) {
       signal();
+      requestRelease();
       wake();
     }
     return confirmed;
@@ -685,11 +699,99 @@ public final class SimMember implements Network.Subscriber {
   }
 
   /**
-   * {@code ReconcileLoop.releaseConfirmed}: releases every confirmed unit in the store, one call after the other; a
+   * {@code Releaser.releaseConfirmed} (called by the releaser, the rounds and the shutdown): takes the lock
+   * {@code releasing}, releases every confirmed unit in the store ({@link #releaseAll}), then hands the lock on; a
    * failed call ends it ({@code onFail}).
    */
   private void releaseConfirmed(Runnable next, Runnable onFail) {
-    releaseEach(new ArrayList<>(units.confirmed()), 0, next, onFail);
+    withReleasing(() -> releaseAll(units.confirmed(), () -> {
+      unlockReleasing();
+      next.run();
+    }, () -> {
+      unlockReleasing();
+      onFail.run();
+    }));
+  }
+
+  /**
+   * {@code Releaser.releaseConfirmed}: one unit with one call; several in parallel (every call sent at once), going on
+   * when every answer came, failing if one failed (the failed units stay confirmed).
+   */
+  private void releaseAll(List<Reconciler.Owned> confirmed, Runnable next, Runnable onFail) {
+    if (confirmed.size() <= 1) {
+      releaseEach(new ArrayList<>(confirmed), 0, next, onFail);
+      return;
+    }
+    int[] left = {confirmed.size()};
+    boolean[] failed = {false};
+    for (Reconciler.Owned o : confirmed) {
+      releaseOne(o, ok -> {
+        failed[0] |= !ok;
+        if (--left[0] == 0) {
+          (failed[0] ? onFail : next).run();
+        }
+      });
+    }
+  }
+
+  /** One release call; {@code done} gets false if the call failed. */
+  private void releaseOne(Reconciler.Owned o, java.util.function.Consumer<Boolean> done) {
+    boolean hold = o.hold;
+    call("release " + o.unit + "#" + store.rel(o.token) + (hold ? " hold" : ""),
+        st -> releaseAt(st, o.unit, o.token, hold ? releaseHold : Duration.ZERO), String::valueOf, (ok, err) -> {
+          if (err != null) {
+            done.accept(false);
+            return;
+          }
+          if (units.released(o)) {
+            signal();
+          }
+          done.accept(true);
+        });
+  }
+
+  /** Takes the lock {@code releasing} (waiting behind its holder), then runs {@code then}. */
+  private void withReleasing(Runnable then) {
+    if (releasing) {
+      releaseWaiters.add(then);
+      return;
+    }
+    releasing = true;
+    then.run();
+  }
+
+  /** Hands the lock {@code releasing} to the next waiter, if any. */
+  private void unlockReleasing() {
+    Runnable next = releaseWaiters.poll();
+    if (next == null) {
+      releasing = false;
+      return;
+    }
+    next.run();
+  }
+
+  /** {@code ReconcileLoop.confirmed()}: the releaser releases the confirmed units now (a queue of one request). */
+  private void requestRelease() {
+    if (!releaserOn) {
+      return;
+    }
+    if (releaserBusy) {
+      releaseRequested = true;
+      return;
+    }
+    releaserBusy = true;
+    sim.after(0, this, () -> releaseConfirmed(this::releaserDone, () -> {
+      wake(); // the round retries
+      releaserDone();
+    }));
+  }
+
+  private void releaserDone() {
+    releaserBusy = false;
+    if (releaseRequested) {
+      releaseRequested = false;
+      requestRelease();
+    }
   }
 
   private void releaseEach(List<Reconciler.Owned> confirmed, int i, Runnable next, Runnable onFail) {
@@ -697,19 +799,13 @@ public final class SimMember implements Network.Subscriber {
       next.run();
       return;
     }
-    Reconciler.Owned o = confirmed.get(i);
-    boolean hold = o.hold;
-    call("release " + o.unit + "#" + store.rel(o.token) + (hold ? " hold" : ""),
-        st -> releaseAt(st, o.unit, o.token, hold ? releaseHold : Duration.ZERO), String::valueOf, (ok, err) -> {
-          if (err != null) {
-            onFail.run();
-            return;
-          }
-          if (units.released(o)) {
-            signal();
-          }
-          releaseEach(confirmed, i + 1, next, onFail);
-        });
+    releaseOne(confirmed.get(i), ok -> {
+      if (ok) {
+        releaseEach(confirmed, i + 1, next, onFail);
+      } else {
+        onFail.run();
+      }
+    });
   }
 
   /** A release at the store, announced if it released. */
@@ -722,19 +818,23 @@ public final class SimMember implements Network.Subscriber {
     return ok;
   }
 
+  /** As {@code ReconcileLoop.round}: the last target unless a hint came, or it is {@code syncInterval} old. */
   private void readTarget(boolean continuing, java.util.function.Consumer<List<String>> next) {
     boolean changed = targetChanged;
     targetChanged = false;
-    if (continuing && !changed && lastTarget != null) {
+    long now = sim.now();
+    if (!changed && lastTarget != null && (continuing || now - lastTargetReadAt < syncNanos)) {
       next.accept(lastTarget);
       return;
     }
     call("read target", st -> st.tables().read(TABLE, id).orElse(""), v -> "[" + v + "]", (v, err) -> {
       if (err != null) {
+        targetChanged = true;
         endRound(false);
         return;
       }
       lastTarget = SeedLayout.split(v.isEmpty() ? null : v);
+      lastTargetReadAt = now;
       next.accept(lastTarget);
     });
   }
@@ -949,6 +1049,7 @@ public final class SimMember implements Network.Subscriber {
   /** {@code MemberSession.leave}, then the process exits. */
   private void leave(boolean deregister) {
     watchdogOn = false;
+    releaserOn = false; // closeEndpoints: stopReleaser()
     long drop = lease.held() ? session : lastSession;
     lease.drop();
     listener.onLeaseInvalid();

@@ -16,6 +16,7 @@ package io.allot.store;
  *   <tr><td>{@link Tables}</td><td>fenced publication of the assignment table, its epoch, reads by member</td><td>table key</td></tr>
  *   <tr><td>{@link Notifications}</td><td>change hints on {@link Topic}s (pub/sub; never a log)</td><td>store</td></tr>
  *   <tr><td>{@link SeedKeys}</td><td>the original distributor's Redis layout: services lists, units list, distribution hash</td><td>key</td></tr>
+ *   <tr><td>{@link io.allot.store.queue.TaskQueue}</td><td>finite tasks: enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
  * </table>
  *
  * <p>Role views are cheap, thread-safe and stay valid until the store is closed; a pool-scoped view checks the pool
@@ -64,6 +65,14 @@ public interface Store extends AutoCloseable {
 
   /** The original distributor's keys (services lists, units list, distribution hash). */
   SeedKeys seedKeys();
+
+  /**
+   * The finite-task queue {@code name}.
+   *
+   * @throws IllegalArgumentException if the name is not a valid queue name ({@link
+   *     io.allot.store.queue.TaskLimits#checkQueue})
+   */
+  io.allot.store.queue.TaskQueue taskQueue(String name);
 
   /** Closes connections and stops notification delivery; later calls fail with {@link IllegalStateException}. */
   @Override

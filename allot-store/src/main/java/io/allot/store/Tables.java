@@ -15,6 +15,11 @@ public interface Tables {
    * deletes the fields this group wrote last time that are not in {@code fields} (never a field another group wrote
    * since), increments the table's epoch and announces it on {@link Topic#table(String)} (message: the new epoch).
    *
+   * <p>A store may send and write only the difference to the group's previous publication by the same client under
+   * the same lease, when it can tell that the store still holds that publication (the Redis and PostgreSQL stores
+   * keep a per-group publication mark for that); the result is always that of the full publication. Callers that
+   * pass the unchanged values as the very same {@code String} objects as last time make the difference cheap.
+   *
    * @param lease the group's lease, acquired under {@link #leaseName(String, String) leaseName(tableKey, group)},
    *              otherwise {@link IllegalArgumentException}
    * @return the new epoch

@@ -386,6 +386,55 @@ public abstract class StoreContractTest {
     assertThat(store().seedKeys().hash(h)).isEqualTo(Map.of("m", "u"));
   }
 
+  /**
+   * A store may send only what changed since the group's previous publication, but the result is always that of a
+   * full one: after the table was deleted under it, every field is written again.
+   */
+  @Test
+  void aPublicationAfterTheTableWasDeletedWritesEveryField() {
+    String h = key("table");
+    Lease lease = tableLease(store(), h, "g1", "d1");
+    store().tables().publish(lease, h, "g1", Map.of("m1", "u1", "m2", "u2"));
+    peer().seedKeys().replaceList(h, List.of()); // an operator deletes the table
+    assertThat(store().tables().read(h)).isEmpty();
+    long epoch = store().tables().publish(lease, h, "g1", Map.of("m1", "u1", "m2", "u2,u3"));
+    assertThat(store().tables().read(h)).isEqualTo(Map.of("m1", "u1", "m2", "u2,u3"));
+    assertThat(store().tables().publish(lease, h, "g1", Map.of("m1", "u1", "m2", "u2"))).isEqualTo(epoch + 1);
+    assertThat(peer().tables().read(h)).isEqualTo(Map.of("m1", "u1", "m2", "u2"));
+  }
+
+  /** ... and after another group overwrote and then dropped one of its fields, that field is written again. */
+  @Test
+  void aPublicationAfterAnotherGroupTookAFieldWritesItAgain() {
+    String h = key("table");
+    Lease g1 = tableLease(store(), h, "g1", "d1");
+    Lease g2 = tableLease(peer(), h, "g2", "d2");
+    store().tables().publish(g1, h, "g1", Map.of("a1", "u1", "a2", "u2"));
+    peer().tables().publish(g2, h, "g2", Map.of("a1", "x"));
+    peer().tables().publish(g2, h, "g2", Map.of());
+    assertThat(store().tables().read(h)).isEqualTo(Map.of("a2", "u2"));
+    store().tables().publish(g1, h, "g1", Map.of("a1", "u1", "a2", "u2", "a3", "u3"));
+    assertThat(peer().tables().read(h)).isEqualTo(Map.of("a1", "u1", "a2", "u2", "a3", "u3"));
+    store().tables().publish(g1, h, "g1", Map.of("a2", "u2,u1", "a3", "u3"));
+    assertThat(peer().tables().read(h)).isEqualTo(Map.of("a2", "u2,u1", "a3", "u3"));
+  }
+
+  /** ... and a new leader of the group (another lease) publishes in full, whatever this client published before. */
+  @Test
+  void aPublicationUnderANewLeaseWritesEveryField() {
+    String h = key("table");
+    String name = Tables.leaseName(h, "g1");
+    Lease first = store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store().tables().publish(first, h, "g1", Map.of("m1", "u1", "m2", "u2"));
+    store().leadership().release(first);
+    Lease other = peer().leadership().tryAcquire(name, "d2", Duration.ofSeconds(30)).orElseThrow();
+    peer().tables().publish(other, h, "g1", Map.of("m1", "u9"));
+    peer().leadership().release(other);
+    Lease again = store().leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store().tables().publish(again, h, "g1", Map.of("m1", "u1", "m2", "u2"));
+    assertThat(peer().tables().read(h)).isEqualTo(Map.of("m1", "u1", "m2", "u2"));
+  }
+
   // ---------------------------------------------------------------- hashField
 
   @Test

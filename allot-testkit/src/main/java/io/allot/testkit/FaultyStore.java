@@ -17,6 +17,12 @@ import io.allot.store.Tables;
 import io.allot.store.Topic;
 import io.allot.store.UnitHold;
 import io.allot.store.UnitOwner;
+import io.allot.store.queue.ClaimedTask;
+import io.allot.store.queue.NewTask;
+import io.allot.store.queue.Outcome;
+import io.allot.store.queue.QueueStats;
+import io.allot.store.queue.Task;
+import io.allot.store.queue.TaskQueue;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -167,6 +173,12 @@ public final class FaultyStore implements Store {
   @Override
   public SeedKeys seedKeys() {
     return seedKeys;
+  }
+
+  /** The queue, with faults applied to every call ({@code taskQueue.<method>}). */
+  @Override
+  public TaskQueue taskQueue(String name) {
+    return new FaultyTaskQueue(delegate.taskQueue(name));
   }
 
   @Override
@@ -422,6 +434,91 @@ public final class FaultyStore implements Store {
     public String hashField(String key, String field) {
       before("seedKeys.hashField");
       return d.hashField(key, field);
+    }
+  }
+
+  private final class FaultyTaskQueue implements TaskQueue {
+    private final TaskQueue d;
+
+    FaultyTaskQueue(TaskQueue d) {
+      this.d = d;
+    }
+
+    @Override
+    public String name() {
+      return d.name();
+    }
+
+    @Override
+    public int enqueue(Collection<NewTask> tasks) {
+      before("taskQueue.enqueue");
+      return d.enqueue(tasks);
+    }
+
+    @Override
+    public List<ClaimedTask> claim(String worker, int max, Duration lockTtl) {
+      before("taskQueue.claim");
+      return d.claim(worker, max, lockTtl);
+    }
+
+    @Override
+    public boolean extend(String key, long token, Duration lockTtl) {
+      before("taskQueue.extend");
+      return d.extend(key, token, lockTtl);
+    }
+
+    @Override
+    public Outcome finish(String key, long token) {
+      before("taskQueue.finish");
+      return d.finish(key, token);
+    }
+
+    @Override
+    public Map<String, Outcome> finishAll(Map<String, Long> tokens) {
+      before("taskQueue.finishAll");
+      return d.finishAll(tokens);
+    }
+
+    @Override
+    public Outcome fail(String key, long token, String error, Duration backoff) {
+      before("taskQueue.fail");
+      return d.fail(key, token, error, backoff);
+    }
+
+    @Override
+    public Optional<Task> get(String key) {
+      before("taskQueue.get");
+      return d.get(key);
+    }
+
+    @Override
+    public int retry(Collection<String> keys) {
+      before("taskQueue.retry");
+      return d.retry(keys);
+    }
+
+    @Override
+    public int ignore(Collection<String> keys) {
+      before("taskQueue.ignore");
+      return d.ignore(keys);
+    }
+
+    @Override
+    public void limitRate(double tasksPerSecond) {
+      before("taskQueue.limitRate");
+      d.limitRate(tasksPerSecond);
+    }
+
+    @Override
+    public QueueStats stats(int failures) {
+      before("taskQueue.stats");
+      return d.stats(failures);
+    }
+
+    @Override
+    public int purge(Duration age, int max) {
+      before("taskQueue.purge");
+      return d.purge(age, max);
     }
   }
 }

@@ -383,7 +383,8 @@ public final class Divider implements AutoCloseable {
       return c;
     });
     if (confirmed) {
-      wake();
+      loop.confirmed(); // released at once by the releaser
+      wake(); // the next stop, if any waits for this one (maxConcurrentMoves)
     }
     return confirmed;
   }

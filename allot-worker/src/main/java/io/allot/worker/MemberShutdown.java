@@ -65,6 +65,7 @@ final class MemberShutdown {
     session.stopRenewing();
     session.stopWatchdog();
     loop.unsubscribe();
+    loop.stopReleaser();
     pings.close();
   }
 

@@ -37,8 +37,12 @@ import org.slf4j.LoggerFactory;
  * round that reaches the store asks {@link Ownership#ownersOf} about them and releases each one this session owns
  * under a token the member does not track (a unit claimed again meanwhile got the same token back and is kept).
  *
- * <p>Guards: the wake-up queue is thread-safe; the units in doubt and the last target are the loop thread's; the other
- * fields are set once (volatile) before the loop thread runs.
+ * <p><b>The releaser.</b> A {@link Releaser} releases a unit in the store as soon as the application confirms its
+ * stop ({@link #confirmed()}), so the next owner, woken by the store's release announcement, can claim it while this
+ * loop is still busy with a round; each round also releases what is still confirmed (after a failed release).
+ *
+ * <p>Guards: the wake-up queue and the releaser are thread-safe; the units in doubt and the last target (and its read
+ * time) are the loop thread's; the other fields are set once (volatile) before the threads run.
  */
 final class ReconcileLoop {
   private static final Logger log = LoggerFactory.getLogger(ReconcileLoop.class);
@@ -69,8 +73,12 @@ final class ReconcileLoop {
   private volatile RetryLog retryLog;
   /** Set by the target's change hint (any thread), cleared by the loop thread when it reads the target. */
   private final AtomicBoolean targetChanged = new AtomicBoolean(true);
-  /** The loop thread's: the target read by the last round, reused by the rounds that continue its claims. */
+  /** The loop thread's: the target read last, reused by rounds until a change hint or {@code syncInterval} passed. */
   private List<String> lastTarget;
+  /** The loop thread's: when {@link #lastTarget} was read ({@link LeaseDeadline#now()}). */
+  private long lastTargetReadNanos;
+  /** Releases the confirmed units as soon as they are confirmed; thread-safe. */
+  private final Releaser releaser;
   /** The loop thread's: units whose claim or give-back failed on an unreachable store (see the class comment). */
   private final Set<String> inDoubt = new LinkedHashSet<>();
 
@@ -90,6 +98,7 @@ final class ReconcileLoop {
     this.meta = meta;
     this.counters = counters;
     this.running = running;
+    this.releaser = new Releaser(settings, ownership, lock, units, counters, this::wake);
   }
 
   /** Subscribes to the change hints (retried every round if the store refuses). */
@@ -100,8 +109,9 @@ final class ReconcileLoop {
     subscribe();
   }
 
-  /** Starts the loop thread. */
+  /** Starts the loop thread and the releaser. */
   void start(String tag) {
+    releaser.start(memberId, tag);
     Thread t = MemberSession.daemon("allot-worker-loop-" + tag).newThread(this::loop);
     thread = t;
     t.start();
@@ -110,6 +120,19 @@ final class ReconcileLoop {
   /** Asks for a round soon. Any thread. */
   void wake() {
     wakeups.offer(Boolean.TRUE);
+  }
+
+  /**
+   * The application confirmed a stop: the releaser releases the unit in the store now, without waiting for the
+   * loop's round in progress (the next owner, told by the store's announcement, claims it at once). Any thread.
+   */
+  void confirmed() {
+    releaser.request();
+  }
+
+  /** Ends the releaser (at the end of the shutdown). */
+  void stopReleaser() {
+    releaser.stop();
   }
 
   boolean onLoopThread() {
@@ -152,9 +175,11 @@ final class ReconcileLoop {
       } catch (StoreUnavailableException e) {
         counters.storeErrors.incrementAndGet();
         retryLog.unreachable(e);
+        targetChanged.set(true); // after a failed round the table is read afresh: claims may be in doubt
       } catch (RuntimeException e) {
         counters.storeErrors.incrementAndGet();
         retryLog.failed(e);
+        targetChanged.set(true);
       }
       if (again) {
         continue;
@@ -171,11 +196,13 @@ final class ReconcileLoop {
   }
 
   /**
-   * One round; true if more claims are due at once (the claim limit cut the round short). A round that continues
-   * such a round ({@code continuing}) reuses its target unless the target's change hint came meanwhile (or the hint
-   * is not subscribed): a failover of thousands of units then costs one claim batch per round trip, not a target
-   * read plus a claim batch. The target is only a wish (every claim is checked by the store), and the chain of
-   * continuing rounds ends when the candidates run out, so a lost hint delays a stop by at most that chain.
+   * One round; true if more claims are due at once (the claim limit cut the round short). A round reuses the target
+   * read last unless the target's change hint came since (or the hint is not subscribed), or that read is
+   * {@code syncInterval} old (a timed round reads it again) and the round does not continue a claim chain
+   * ({@code continuing}): a failover of thousands of units then costs one claim batch per round trip, and a round
+   * woken by a confirmation or by an awaited release goes straight to its stops and claims, without a target read.
+   * The target is only a wish (every claim is checked by the store), so a lost hint delays a move by at most
+   * {@code syncInterval} (or a claim chain), never doubles it.
    */
   private boolean round(boolean continuing) {
     subscribe();
@@ -189,12 +216,20 @@ final class ReconcileLoop {
     releaseConfirmed();
 
     boolean changed = targetChanged.getAndSet(false);
+    long now = lease.now();
     List<String> target;
-    if (continuing && !changed && lastTarget != null && subscriptions != null) {
+    if (!changed && lastTarget != null && subscriptions != null
+        && (continuing || now - lastTargetReadNanos < settings.syncNanos())) {
       target = lastTarget;
     } else {
-      target = targets.read(memberId);
+      try {
+        target = targets.read(memberId);
+      } catch (RuntimeException e) {
+        targetChanged.set(true); // read it again next round
+        throw e;
+      }
       lastTarget = target;
+      lastTargetReadNanos = now;
     }
     Reconciler.Plan plan = lock.get(() -> {
       if (term.generation() != lease.generation() || !running.getAsBoolean()) {
@@ -297,31 +332,9 @@ final class ReconcileLoop {
     }
   }
 
-  /**
-   * Releases in the store every unit whose stop was confirmed; a unit the application released with the release hold
-   * ({@link Ownership#release(String, String, long, java.time.Duration)}), so that the distributor gives it to
-   * another member meanwhile. Throws what the store throws.
-   */
+  /** Releases in the store every unit whose stop was confirmed ({@link Releaser#releaseConfirmed()}). */
   void releaseConfirmed() {
-    record Confirmed(Reconciler.Owned owned, boolean hold) {}
-    List<Confirmed> confirmed = lock.get(() -> units.confirmed().stream().map(o -> new Confirmed(o, o.hold)).toList());
-    for (Confirmed c : confirmed) {
-      Reconciler.Owned o = c.owned();
-      boolean ok = c.hold()
-          ? ownership.release(o.unit, memberId, o.token, settings.releaseHold())
-          : ownership.release(o.unit, memberId, o.token);
-      lock.run(() -> {
-        if (units.released(o)) {
-          lock.signalAll();
-        }
-      });
-      if (ok) {
-        counters.releases.incrementAndGet();
-      } else {
-        log.info("pool={} member={} unit {} (token {}) was no longer owned when released", settings.pool(), memberId,
-            o.unit, o.token);
-      }
-    }
+    releaser.releaseConfirmed();
   }
 
   /** A release announced by the store: a round at once if this member waits for the unit. */

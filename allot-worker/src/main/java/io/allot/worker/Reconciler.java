@@ -25,9 +25,11 @@ import java.util.Set;
  *   <li>a unit of the owned set that left the target gets one {@code REASSIGNED} stop, and at most
  *   {@code maxConcurrentMoves} such stops are unconfirmed at a time;</li>
  *   <li>claims go to units of the target that are neither owned nor on release hold, in target order, at most
- *   {@code maxConcurrentMoves} per round and never beyond {@code capacity}; none while draining or without a valid
- *   lease; a unit whose claim was refused is retried after {@code retryRefusedNanos} or when its release is
- *   announced;</li>
+ *   {@code claimBatch} per round and never beyond {@code capacity}; none while draining or without a valid
+ *   lease; a unit whose claim was refused is retried when its release is announced (also when the announcement
+ *   arrived before the refusal: the store may have refused the claim just before the release), else after
+ *   {@code retryRefusedNanos}, doubled after each further refusal up to 4 times it; units whose release was
+ *   announced are claimed first;</li>
  *   <li>a granted claim starts the unit only if it may still run (lease, generation, not draining, not owned, not held,
  *   within capacity); otherwise the token is given back: a unit is never started twice;</li>
  *   <li>a confirmation or a release acts only on the run its token names: a late one from an earlier run of the same
@@ -100,8 +102,22 @@ final class Reconciler {
   private final Map<String, Long> holdUntil = new HashMap<>();
   /** Unit -> when its claim was refused (nano clock). */
   private final Map<String, Long> refusedAt = new HashMap<>();
+  /**
+   * Unit -> claims of it refused in a row without an announced release: the wait before the next try doubles with
+   * each, from {@code retryRefusedNanos} up to {@value #MAX_BACKOFF} times it (a previous owner still stopping
+   * announces its release; the timed retry is only the fallback for a lost announcement or an owner that died).
+   */
+  private final Map<String, Integer> refusals = new HashMap<>();
+  /** The longest wait before retrying a refused claim, in multiples of {@code retryRefusedNanos}. */
+  static final int MAX_BACKOFF = 4;
   /** Units of the last target that are neither owned nor held: a release announced for one of them is awaited. */
   private Set<String> wanted = Set.of();
+  /**
+   * Wanted units whose release was announced since they were last picked for a claim, in announcement order: claimed
+   * first, and a refusal of a claim sent before the announcement arrived does not hold them back (the store may have
+   * refused it just before the release).
+   */
+  private final Set<String> announced = new LinkedHashSet<>();
   /** True from {@code flush} until the affinity goes above 0 again: nothing is claimed. */
   private boolean draining;
 
@@ -160,12 +176,16 @@ final class Reconciler {
     }
     wanted = want;
     refusedAt.keySet().retainAll(want);
+    refusals.keySet().retainAll(want);
+    announced.retainAll(want);
 
-    List<String> candidates = new ArrayList<>();
+    // released units first (their previous owner is done: the claim succeeds), then the rest in target order
+    Set<String> candidates = new LinkedHashSet<>();
     if (!draining && leaseValid) {
+      candidates.addAll(announced);
       for (String u : want) {
         Long refused = refusedAt.get(u);
-        if (refused == null || now - refused >= retryRefusedNanos) {
+        if (refused == null || now - refused >= retryAfter(u)) {
           candidates.add(u);
         }
       }
@@ -174,7 +194,8 @@ final class Reconciler {
     if (room <= 0 || candidates.isEmpty()) {
       return new Plan(stops, List.of(), false); // a release (which starts a round) makes room
     }
-    List<String> claims = List.copyOf(candidates.subList(0, Math.min(candidates.size(), Math.min(room, claimBatch))));
+    List<String> claims = candidates.stream().limit(Math.min(room, claimBatch)).toList();
+    claims.forEach(announced::remove);
     return new Plan(stops, claims, candidates.size() > claims.size());
   }
 
@@ -185,10 +206,14 @@ final class Reconciler {
    */
   Claimed claimed(String unit, OptionalLong token, boolean mayRun, long now) {
     if (token.isEmpty()) {
-      refusedAt.put(unit, now);
+      if (!announced.contains(unit)) { // else released since the claim was sent: a candidate again at once
+        refusedAt.put(unit, now);
+        refusals.merge(unit, 1, Integer::sum);
+      }
       return Claimed.REFUSED;
     }
     refusedAt.remove(unit);
+    refusals.remove(unit);
     if (mayRun && !draining && !owned.containsKey(unit) && !holdUntil.containsKey(unit) && owned.size() < capacity) {
       owned.put(unit, new Owned(unit, token.getAsLong()));
       return Claimed.STARTED;
@@ -272,6 +297,8 @@ final class Reconciler {
     }
     owned.clear();
     refusedAt.clear();
+    refusals.clear();
+    announced.clear();
     return stops;
   }
 
@@ -293,6 +320,8 @@ final class Reconciler {
   boolean releaseAnnounced(String unit) {
     if (wanted.contains(unit)) {
       refusedAt.remove(unit);
+      refusals.remove(unit);
+      announced.add(unit);
       return true;
     }
     return false;
@@ -344,6 +373,12 @@ final class Reconciler {
   /** Units on release hold; a snapshot (for tests). */
   Set<String> held() {
     return Set.copyOf(holdUntil.keySet());
+  }
+
+  /** How long after its last refusal {@code unit} is a candidate again: doubling per refusal, at most 4 x. */
+  private long retryAfter(String unit) {
+    int n = refusals.getOrDefault(unit, 1);
+    return retryRefusedNanos * Math.min(1L << Math.min(n - 1, 30), MAX_BACKOFF);
   }
 
   /** The owned run of {@code unit} if its token is {@code token}, else null. */

@@ -122,6 +122,65 @@ class ReconcilerTest {
     assertThat(r.plan(List.of("a", "b"), true, RETRY).claims()).containsExactly("a", "b");
   }
 
+  /**
+   * The store refused a claim just before the unit's release, and the release announcement overtook the refusal's
+   * answer: the unit is a candidate again at once, not after {@code RETRY} (which made some handoffs wait 250 ms).
+   */
+  @Test
+  void aReleaseAnnouncedWhileItsRefusedClaimWasInFlightIsClaimedAgainAtOnce() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    assertThat(r.plan(List.of("a", "b"), true, 0).claims()).containsExactly("a", "b");
+    assertThat(r.releaseAnnounced("a")).isTrue(); // arrives before the answer of the claim batch
+    assertThat(r.claimed("a", OptionalLong.empty(), true, 0)).isEqualTo(Claimed.REFUSED);
+    assertThat(r.claimed("b", OptionalLong.empty(), true, 0)).isEqualTo(Claimed.REFUSED);
+    assertThat(r.plan(List.of("a", "b"), true, MS).claims()).containsExactly("a");
+    assertThat(r.claimed("a", OptionalLong.empty(), true, MS)).as("another member was faster")
+        .isEqualTo(Claimed.REFUSED);
+    assertThat(r.plan(List.of("a", "b"), true, 2 * MS).claims()).as("no second retry without a new announcement")
+        .isEmpty();
+  }
+
+  /** The timed retry of a refused claim is a fallback (the release is announced): it backs off, up to 4 x. */
+  @Test
+  void repeatedRefusalsBackOffUpToFourTimesTheRetryAndAnAnnouncementEndsTheBackOff() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    List<String> t = List.of("a");
+    long now = 0;
+    long[] waits = {RETRY, 2 * RETRY, 4 * RETRY, 4 * RETRY};
+    assertThat(r.plan(t, true, now).claims()).containsExactly("a");
+    for (long wait : waits) {
+      r.claimed("a", OptionalLong.empty(), true, now);
+      assertThat(r.plan(t, true, now + wait - 1).claims()).isEmpty();
+      now += wait;
+      assertThat(r.plan(t, true, now).claims()).containsExactly("a");
+    }
+    r.claimed("a", OptionalLong.empty(), true, now);
+    assertThat(r.releaseAnnounced("a")).isTrue();
+    assertThat(r.plan(t, true, now).claims()).containsExactly("a");
+    r.claimed("a", OptionalLong.empty(), true, now); // another member was faster: the back-off starts again
+    assertThat(r.plan(t, true, now + RETRY).claims()).containsExactly("a");
+  }
+
+  @Test
+  void releasedUnitsAreClaimedBeforeTheRestOfTheTarget() {
+    Reconciler r = new Reconciler(Integer.MAX_VALUE, 16, 2, HOLD, RETRY);
+    List<String> target = List.of("a", "b", "c", "d", "e");
+    assertThat(r.plan(target, true, 0).claims()).containsExactly("a", "b");
+    r.claimed("a", OptionalLong.empty(), true, 0);
+    r.claimed("b", OptionalLong.empty(), true, 0);
+    r.releaseAnnounced("e");
+    r.releaseAnnounced("b");
+    Plan p = r.plan(target, true, MS);
+    assertThat(p.claims()).containsExactly("e", "b");
+    assertThat(p.again()).isTrue();
+    assertThat(r.claimed("e", OptionalLong.of(++token), true, MS)).isEqualTo(Claimed.STARTED);
+    assertThat(r.claimed("b", OptionalLong.of(++token), true, MS)).isEqualTo(Claimed.STARTED);
+    assertThat(r.plan(target, true, MS).claims()).as("a was refused just now").containsExactly("c", "d");
+    assertThat(r.releaseAnnounced("a")).isTrue();
+    r.forgetAll();
+    assertThat(r.plan(target, false, 2 * MS).claims()).as("fenced: nothing, announced or not").isEmpty();
+  }
+
   @Test
   void aReleaseGoesThroughTheStoppingStateAndIsReleasedWithTheHoldOnceConfirmed() {
     Reconciler r = reconciler(Integer.MAX_VALUE, 1);

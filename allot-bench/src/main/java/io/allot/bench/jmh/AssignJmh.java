@@ -38,7 +38,7 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 public class AssignJmh {
 
-  @Param({"rendezvous", "rendezvous-unbounded", "balanced", "seed-ring", "modulo", "naive-rendezvous"})
+  @Param({"balanced", "rendezvous-unbounded", "seed-ring", "rendezvous", "modulo", "naive-rendezvous"})
   public String strategy;
 
   @Param({"1000", "100000", "1000000"})
@@ -69,5 +69,11 @@ public class AssignJmh {
   @Benchmark
   public Table leave() {
     return assigner.update(previous, scenario.membersAfterLeave(), scenario.units(), scenario.leaveChanges());
+  }
+
+  /** 1 % of the units are replaced: {@code update} with the matching hint. */
+  @Benchmark
+  public Table churn() {
+    return assigner.update(previous, scenario.members(), scenario.unitsAfterChurn(), scenario.churnChanges());
   }
 }

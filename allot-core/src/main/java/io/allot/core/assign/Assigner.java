@@ -9,8 +9,14 @@ import java.util.Collection;
  * <p>Contract every strategy meets (and the property tests check):
  *
  * <ul>
- *   <li><b>Determinism</b>: the same members (with affinity and capacity), units and previous
- *       table give an identical {@link Table}, whatever the order of the collections.
+ *   <li><b>Determinism</b>: the table is a function of the table in force and the inputs. The
+ *       same members (with affinity and capacity), units and previous table give an identical
+ *       {@link Table}, whatever the order of the collections, in any instance and any process: any
+ *       distributor instance computes the same. {@link #update} with a correct {@link Changes}
+ *       hint gives the same table as {@link #assign} from the same previous table, so a chain of
+ *       changes applied incrementally gives the same tables as recomputing each step (checked by
+ *       {@code DeterminismProperties}). Stateless strategies ({@link #usesPrevious()} false) are
+ *       moreover a function of the inputs alone.
  *   <li><b>Coverage</b>: every unit is either assigned to exactly one member or listed in {@link
  *       Table#unassigned()} (only when capacity runs out).
  *   <li>A member with affinity 0 gets no units; a member never gets more than its capacity.

@@ -25,6 +25,13 @@ public final class Inputs {
         throw new IllegalArgumentException("a member is null");
       }
     }
+    boolean sorted = true; // callers often pass members in byte order already: O(M) then
+    for (int i = 1; i < a.length && sorted; i++) {
+      sorted = Names.compareBytes(a[i - 1].id(), a[i].id()) < 0;
+    }
+    if (sorted) {
+      return a; // strictly increasing: no id twice
+    }
     Arrays.sort(a, (x, y) -> Names.compareBytes(x.id(), y.id()));
     for (int i = 1; i < a.length; i++) {
       if (a[i].id().equals(a[i - 1].id())) {

@@ -107,6 +107,11 @@ public final class Table {
     return idx;
   }
 
+  /** The owner index if {@link #ownerIndex()} already built it, else null (never builds it). */
+  Map<String, String> ownerIndexIfBuilt() {
+    return ownerIndex;
+  }
+
   /** Units that could not be placed (not enough capacity), in a deterministic order. */
   public List<String> unassigned() {
     return unassigned;
@@ -172,6 +177,131 @@ public final class Table {
   @Override
   public String toString() {
     return "Table{members=" + byMember.size() + ", units=" + assignedCount + ", unassigned=" + unassigned.size() + "}";
+  }
+
+  /**
+   * Collects a table whose members come in byte order, each exactly once, with lists the caller
+   * guarantees immutable and free of duplicates: the map is built in linear time, without comparing
+   * names. For strategies that have already sorted and validated their inputs. Not thread-safe; use
+   * once.
+   */
+  static final class Sorted {
+    private final String[] ids;
+    private final List<String>[] lists;
+    private int count;
+    private List<String> unassigned = List.of();
+
+    @SuppressWarnings("unchecked")
+    Sorted(int members) {
+      ids = new String[members];
+      lists = new List[members];
+    }
+
+    /** Adds the next member (after the previous one in byte order) with an immutable list. */
+    void put(String member, List<String> units) {
+      ids[count] = member;
+      lists[count++] = units;
+    }
+
+    /** Adds the next member with units from an array the table takes ownership of. */
+    void putOwned(String member, String[] units) {
+      put(member, Collections.unmodifiableList(Arrays.asList(units)));
+    }
+
+    void unassigned(List<String> units) {
+      unassigned = List.copyOf(units);
+    }
+
+    Table build() {
+      if (count != ids.length) {
+        throw new IllegalStateException("expected " + ids.length + " members, got " + count);
+      }
+      for (int i = 1; i < count; i++) { // cheap: a mistake here would corrupt every lookup
+        if (Names.compareBytes(ids[i - 1], ids[i]) >= 0) {
+          throw new IllegalStateException("members out of byte order: " + ids[i - 1] + ", " + ids[i]);
+        }
+      }
+      return new Table(new TreeMap<>(new SortedArrays(ids, lists)), unassigned);
+    }
+  }
+
+  /** A read-only sorted map over parallel arrays, only for {@code new TreeMap<>(SortedMap)}. */
+  private static final class SortedArrays extends java.util.AbstractMap<String, List<String>>
+      implements java.util.SortedMap<String, List<String>> {
+    private final String[] ids;
+    private final List<String>[] lists;
+
+    SortedArrays(String[] ids, List<String>[] lists) {
+      this.ids = ids;
+      this.lists = lists;
+    }
+
+    @Override
+    public java.util.Comparator<? super String> comparator() {
+      return Names.BYTE_ORDER;
+    }
+
+    @Override
+    public int size() {
+      return ids.length;
+    }
+
+    @Override
+    public Set<Map.Entry<String, List<String>>> entrySet() {
+      return new java.util.AbstractSet<>() {
+        @Override
+        public int size() {
+          return ids.length;
+        }
+
+        @Override
+        public java.util.Iterator<Map.Entry<String, List<String>>> iterator() {
+          return new java.util.Iterator<>() {
+            private int i;
+
+            @Override
+            public boolean hasNext() {
+              return i < ids.length;
+            }
+
+            @Override
+            public Map.Entry<String, List<String>> next() {
+              if (i >= ids.length) {
+                throw new java.util.NoSuchElementException();
+              }
+              Map.Entry<String, List<String>> e = new java.util.AbstractMap.SimpleImmutableEntry<>(ids[i], lists[i]);
+              i++;
+              return e;
+            }
+          };
+        }
+      };
+    }
+
+    @Override
+    public java.util.SortedMap<String, List<String>> subMap(String from, String to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedMap<String, List<String>> headMap(String to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public java.util.SortedMap<String, List<String>> tailMap(String from) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public String firstKey() {
+      return ids[0];
+    }
+
+    @Override
+    public String lastKey() {
+      return ids[ids.length - 1];
+    }
   }
 
   /** Collects a table. Not thread-safe; use once. */

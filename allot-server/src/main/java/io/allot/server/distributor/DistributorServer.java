@@ -22,10 +22,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one {@link GroupDistributor} per services namespace, each on its own thread, every
- * poll-interval, whenever the store announces a change, and at the group's next lease or hold end
- * ({@link GroupDistributor#millisToNextChange()}: a dead worker's units move the moment they can be
- * claimed). Closing it stops the loops and releases leadership, so a standby takes over at once
+ * Runs one {@link GroupDistributor} per services namespace, each on its own thread: a poll round ({@link
+ * GroupDistributor#cycle()}, pings included) every poll-interval, and a change round ({@link
+ * GroupDistributor#react()}, no pings of known members) at once whenever the store announces a change (a member
+ * registered, changed its metadata or left; a services or units list changed) and at the group's next lease or hold
+ * end ({@link GroupDistributor#millisToNextChange()}: a dead worker's units move the moment they can be claimed).
+ * Announcements arriving while a round runs are coalesced into one round after it. Closing it stops the loops and releases leadership, so a standby takes over at once
  * instead of after the lease TTL.
  */
 public final class DistributorServer implements AutoCloseable {
@@ -67,19 +69,24 @@ public final class DistributorServer implements AutoCloseable {
               });
       loops.add(loop);
       AtomicBoolean flag = new AtomicBoolean();
-      loop.scheduleWithFixedDelay(() -> runCycle(g, loop, flag), 0, settings.pollInterval().toMillis(), TimeUnit.MILLISECONDS);
+      loop.scheduleWithFixedDelay(() -> runCycle(g, loop, flag, true), 0, settings.pollInterval().toMillis(),
+          TimeUnit.MILLISECONDS);
       Runnable trigger =
           () -> {
             if (!closed && flag.compareAndSet(false, true)) {
-              loop.execute(() -> runCycle(g, loop, flag));
+              loop.execute(() -> runCycle(g, loop, flag, false));
             }
           };
+      g.pingInBackground(trigger); // a completed ping round runs a round: its verdicts count at once
       try {
         // a services or units list changed (the Redis store also maps these to keyspace notifications, when the
         // server has them on), or a registered member joined, changed or left
-        for (Topic t : List.of(Topic.key(g.group()), Topic.key(settings.workunitsNamespace()), Topic.members(g.group()))) {
-          subscriptions.add(store.notifications().subscribe(t, m -> trigger.run()));
-        }
+        subscriptions.add(store.notifications().subscribe(Topic.key(g.group()), m -> trigger.run()));
+        subscriptions.add(store.notifications().subscribe(Topic.key(settings.workunitsNamespace()), m -> {
+          g.unitsChanged();
+          trigger.run();
+        }));
+        subscriptions.add(store.notifications().subscribe(Topic.members(g.group()), m -> trigger.run()));
       } catch (RuntimeException e) {
         log.warn("change notifications unavailable ({}); relying on -poll-interval", e.toString());
       }
@@ -91,15 +98,19 @@ public final class DistributorServer implements AutoCloseable {
     return this;
   }
 
-  private void runCycle(GroupDistributor g, ScheduledExecutorService loop, AtomicBoolean flag) {
+  private void runCycle(GroupDistributor g, ScheduledExecutorService loop, AtomicBoolean flag, boolean poll) {
     flag.set(false);
     if (closed) {
       return;
     }
-    g.cycle();
+    if (poll) {
+      g.cycle();
+    } else {
+      g.react();
+    }
     long wait = g.millisToNextChange(); // a lease ends (its units become claimable) or a hold runs out
     if (wait < settings.pollInterval().toMillis()) {
-      ScheduledFuture<?> f = loop.schedule(() -> runCycle(g, loop, flag), wait + 1, TimeUnit.MILLISECONDS);
+      ScheduledFuture<?> f = loop.schedule(() -> runCycle(g, loop, flag, false), wait + 1, TimeUnit.MILLISECONDS);
       ScheduledFuture<?> old = wakeups.put(g.group(), f);
       if (old != null) {
         old.cancel(false);

@@ -42,11 +42,26 @@ import org.slf4j.LoggerFactory;
  * The distributor of one group (one services list): elects itself leader, judges the members (a member with a
  * member record by its lease, {@link LeaseJudge}; one without, an original-style service, by pings, {@link
  * PingJudge}), keeps the list consistent with the live registrations, computes the table with the held units placed
- * apart ({@link HoldPlacement}) and publishes it when it changed. {@link #cycle()} runs one round; the caller
- * schedules it, and runs one more at {@link #millisToNextChange()}. Not thread-safe: run cycles one at a time.
+ * apart ({@link HoldPlacement}) and publishes it when it changed. {@link #cycle()} runs one poll round (pings
+ * included); {@link #react()} one round for a change announced in the store or a lease end, which pings only members
+ * it has never pinged. Run by {@link DistributorServer}, the poll rounds' pings of known members go on in the
+ * background ({@link #pingInBackground}), so no round waits for a slow ping. The caller schedules them, and runs one more at {@link #millisToNextChange()}. Not
+ * thread-safe: run rounds one at a time; only the change hints ({@link #unitsChanged()}) may come from any thread.
+ *
+ * <p>Steady cost at scale: the units list is read again only when announced changed ({@link #unitsChanged()}), or at
+ * a poll round when the last read was cheap (at most {@link #UNITS_READ_SHARE} of the poll interval: every poll, as
+ * the original did), or when {@link #UNITS_REREAD_FACTOR} times the last read's duration has passed (a list changed
+ * without an announcement is seen that late). Between changes nothing is recomputed nor re-encoded: the same units
+ * object, members and previous table give the memoized table, and an unchanged table is not encoded again. On a
+ * change only the changed members' entries are encoded anew; the others keep the very strings published last,
+ * which lets a store send and write only the difference ({@link Tables#publish}).
  */
 public final class GroupDistributor {
   private static final Logger log = LoggerFactory.getLogger(GroupDistributor.class);
+  /** A units list read costing at most this share of the poll interval is read at every poll round. */
+  static final double UNITS_READ_SHARE = 0.05;
+  /** A costlier one is read again, unannounced, once this many times its last read's duration has passed. */
+  static final int UNITS_REREAD_FACTOR = 50;
 
   // role views of the one store (cheap, thread-safe, valid until the store is closed)
   private final SeedKeys seedKeys;
@@ -70,7 +85,18 @@ public final class GroupDistributor {
   // comment); only `lease` is also read by other threads (isLeader(), lease()), hence volatile.
   private volatile Lease lease;
   private Map<String, String> lastPublished;
+  /** The table {@link #lastPublished} encodes (null: none), and the members it was published for. */
+  private Table lastTable;
+  private Set<String> lastMembers;
   private Table previous = Table.EMPTY;
+  /** The units list as last read (null: not yet), when (System.nanoTime()) and how long the read took. */
+  private LinkedHashSet<String> units;
+  private long unitsReadAtNanos;
+  private long unitsReadNanos;
+  /** The units free of holds, for {@link #freeOfHolds}: the same object while units and held units are unchanged. */
+  private Set<String> free;
+  private Set<String> freeHeld;
+  private Set<String> freeOf;
   // the inputs and result of the last computation, so an unchanged fleet costs no recomputation
   private Set<Member> memoMembers;
   private Set<String> memoUnits;
@@ -79,13 +105,29 @@ public final class GroupDistributor {
   private final PingJudge pings;
   /** Registered members in the list whose lease ended (for logging each transition once). */
   private final Set<String> leaseDown = new HashSet<>();
-  private final Set<String> warned = new HashSet<>();
+  /** Bad data warned about once; concurrent: a background units read reports into it too. */
+  private final Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private boolean warnedNoUnits;
   /** The highest epoch this distributor published, over all its terms (0: none yet). */
   private long lastEpoch;
   /** System.nanoTime() of the next lease end or hold end; Long.MAX_VALUE: none. */
   private long nextChangeAtNanos = Long.MAX_VALUE;
   private long lastPingNanos;
+  /** When each phase of the current round ended (System.nanoTime(), 0: not reached), for the debug log. */
+  private final long[] phaseEnds = new long[PHASES.length];
+  private static final String[] PHASES = {"lists", "records", "units", "pings", "holds", "compute", "encode", "publish"};
+  /** Called when a background ping round completes; set before the first round ({@link #pingInBackground}). */
+  private volatile Runnable pingsDone;
+  /** The background units read in flight (null: none; a null result: it failed) and its thread; loop thread only. */
+  private CompletableFuture<UnitsRead> unitsInFlight;
+  private java.util.concurrent.ExecutorService background;
+  /** The background ping round in flight (null: none) and when it started; confined to the loop thread. */
+  private CompletableFuture<List<Pinger.Result>> pingsInFlight;
+  private long pingsStartedNanos;
+  /** Whether the last background ping round had a failure; written by the pinger thread completing it. */
+  private volatile boolean lastPingsFailed;
+  /** Set by {@link #unitsChanged()} from any thread; cleared by the round that reads the units list. */
+  private volatile boolean unitsDirty;
 
   // metrics
   private final AtomicInteger upGauge = new AtomicInteger();
@@ -161,14 +203,36 @@ public final class GroupDistributor {
     return lease;
   }
 
-  /** One round. Never throws: store failures are logged and counted, and the next cycle retries. */
+  /**
+   * One poll round: every member without a record is pinged. Never throws: store failures are logged and counted,
+   * and the next round retries.
+   */
   public void cycle() {
+    run(true);
+  }
+
+  /**
+   * One round for a change: a member registered, changed or left, a list changed, a lease or hold ends. Pings only
+   * the members without a record it has never pinged (so a new original-style service is still pinged before it
+   * gets units); the others keep the verdict of the last poll round. Never throws, as {@link #cycle()}.
+   */
+  public void react() {
+    run(false);
+  }
+
+  /** The units list changed (a hint from any thread): the next round reads it again. */
+  public void unitsChanged() {
+    unitsDirty = true;
+  }
+
+  private void run(boolean poll) {
     long t0 = System.nanoTime();
+    java.util.Arrays.fill(phaseEnds, 0);
     try {
       if (!lead()) {
         return;
       }
-      round();
+      round(poll);
     } catch (FencedException e) {
       log.warn("group={} lost leadership while publishing: {}", group, e.getMessage());
       stepDown();
@@ -176,7 +240,11 @@ public final class GroupDistributor {
       storeErrors.increment();
       log.warn("group={} cycle failed: {}", group, e.toString());
     } finally {
-      cycleTimer.record(Duration.ofNanos(System.nanoTime() - t0));
+      long t1 = System.nanoTime();
+      cycleTimer.record(Duration.ofNanos(t1 - t0));
+      if (log.isDebugEnabled()) {
+        logPhases(poll, t0, t1);
+      }
     }
   }
 
@@ -202,8 +270,9 @@ public final class GroupDistributor {
     if (lease != null) {
       leaderGauge.set(1);
       lastPublished = null; // first act: full recompute and compare with what the store holds
+      lastTable = null;
       memoTable = null;
-      previous = readPublished();
+      previous = readPublished(); // the table in force: a stateful strategy continues from it, not from nothing
       log.info("group={} leader token={} holder={}", group, lease.token(), holder);
     }
     return lease != null;
@@ -225,26 +294,71 @@ public final class GroupDistributor {
     lease = null;
     leaderGauge.set(0);
     lastPublished = null;
+    lastTable = null;
   }
 
-  private void round() {
+  private void logPhases(boolean poll, long t0, long t1) {
+    StringBuilder b = new StringBuilder();
+    long last = t0;
+    for (int i = 0; i < PHASES.length; i++) {
+      if (phaseEnds[i] != 0) {
+        b.append(' ').append(PHASES[i]).append('=').append((phaseEnds[i] - last) / 1_000_000).append("ms");
+        last = phaseEnds[i];
+      }
+    }
+    log.debug("group={} {} round {} ms:{}", group, poll ? "poll" : "change", (t1 - t0) / 1_000_000, b);
+  }
+
+  private void phase(int i) {
+    phaseEnds[i] = System.nanoTime();
+  }
+
+  private void round(boolean poll) {
     List<String> raw = seedKeys.list(group);
+    phase(0);
     long t0 = System.nanoTime(); // before the clock read: a wake-up computed from it is never late
     long now = clock.timeMillis(); // before the records: a lease seen ended had ended when they were read
     Map<String, MemberRecord> records = membership.members();
+    phase(1);
     LeaseJudge.Verdict leases = leaseJudge.judge(records.values(), now);
     LinkedHashSet<String> members = members(raw, records.keySet());
     addBackLiveRecords(leases.live(), members);
     removeStaleRecords(leases.stale(), members);
-    LinkedHashSet<String> units = units();
+    LinkedHashSet<String> units = units(poll);
     unitsGauge.set(units.size());
+    phase(2);
 
     // members with a record are judged by their lease only; the others (original-style services) by pings
     Set<String> pinged = new LinkedHashSet<>(members);
     pinged.removeAll(records.keySet());
-    long p0 = System.nanoTime();
-    pingAll(pinged);
-    recordPingTime(System.nanoTime() - p0);
+    boolean pinging = collectPings();
+    pings.retain(pinged);
+    Set<String> fresh = pings.neverPinged(pinged);
+    if (pingsDone == null) {
+      Set<String> pingNow = poll ? pinged : fresh;
+      if (!pingNow.isEmpty()) {
+        pingAll(pingNow);
+      }
+    } else {
+      if (!fresh.isEmpty()) {
+        pingAll(fresh); // a member new in the list is pinged before it can get units
+      }
+      if (poll && !pinging && pinged.size() > fresh.size()) {
+        Set<String> known = new LinkedHashSet<>(pinged);
+        known.removeAll(fresh);
+        Runnable done = pingsDone;
+        pingsStartedNanos = System.nanoTime();
+        pingsInFlight = startPings(known);
+        pingsInFlight.thenAccept(results -> {
+          // a round only if a verdict may change: a ping failed, or one failed in the round before (it may be back)
+          boolean failed = results.stream().anyMatch(r -> !r.ok());
+          if (failed || lastPingsFailed) {
+            done.run();
+          }
+          lastPingsFailed = failed;
+        });
+      }
+    }
     Set<String> leaseDown = new HashSet<>(leases.down());
     leaseDown.retainAll(members);
     logLeaseTransitions(leaseDown);
@@ -262,6 +376,7 @@ public final class GroupDistributor {
     down.addAll(leaseDown);
     upGauge.set(live.size());
     downGauge.set(down.size());
+    phase(3);
 
     // a unit released with a hold goes to another member while the hold lasts
     Map<String, UnitHold> holds = units.isEmpty() ? Map.of() : HoldPlacement.binding(ownership.holds(), units, live);
@@ -283,23 +398,29 @@ public final class GroupDistributor {
         && members.stream().allMatch(pings::failing) && pings.down().isEmpty()) {
       return; // first pings still failing (cold start): wait for K failures before publishing "nobody"
     }
-    LinkedHashSet<String> free = new LinkedHashSet<>(units);
-    free.removeAll(holds.keySet());
+    phase(4);
     long c0 = System.nanoTime();
-    Table table = HoldPlacement.place(compute(live, free), live, holds.values());
+    Table table = HoldPlacement.place(compute(live, freeOfHolds(units, holds.keySet())), live, holds.values());
     computeTimer.record(Duration.ofNanos(System.nanoTime() - c0));
     unassignedGauge.set(table.unassigned().size());
-    Map<String, String> fields = new LinkedHashMap<>(table.toDistributionHash());
-    for (String m : members) {
-      fields.putIfAbsent(m, ""); // down (or not yet answering) members: told explicitly they have nothing
+    phase(5);
+    if (table == lastTable && members.equals(lastMembers)) {
+      return; // the memoized table, for the same members: nothing to encode or compare
     }
+    Map<String, String> fields = encode(table, members);
+    phase(6);
     if (fields.equals(lastPublished)) {
+      lastTable = table;
+      lastMembers = members;
       return;
     }
     long w0 = System.nanoTime();
     long epoch = tables.publish(lease, settings.distributionNamespace(), group, fields);
     publishTimer.record(Duration.ofNanos(System.nanoTime() - w0));
+    phase(7);
     lastPublished = fields;
+    lastTable = table;
+    lastMembers = members;
     previous = table;
     tableChanges.increment();
     if (!table.unassigned().isEmpty()) {
@@ -336,8 +457,116 @@ public final class GroupDistributor {
     return members;
   }
 
-  /** The units list, each valid unit once. */
-  private LinkedHashSet<String> units() {
+  /**
+   * The seed-compatible distribution hash of {@code table} for {@code members}: down (or not yet answering) members
+   * are told explicitly that they have nothing. A member whose units are those last published keeps the very string
+   * published then; only changed members are encoded anew.
+   */
+  private Map<String, String> encode(Table table, Set<String> members) {
+    Map<String, String> fields = new LinkedHashMap<>();
+    Map<String, String> before = lastPublished == null ? Map.of() : lastPublished;
+    Table beforeTable = lastTable == null ? Table.EMPTY : lastTable;
+    table.byMember().forEach((m, list) -> {
+      String old = before.get(m);
+      List<String> oldList = beforeTable.unitsOf(m);
+      fields.put(m, old != null && (oldList == list || oldList.equals(list)) ? old : SeedLayout.join(list));
+    });
+    for (String m : members) {
+      if (!fields.containsKey(m)) {
+        String old = before.get(m);
+        fields.put(m, old != null && old.isEmpty() ? old : "");
+      }
+    }
+    return fields;
+  }
+
+  /** {@code units} without the held ones: the same object while neither changed, so the memo holds. */
+  private Set<String> freeOfHolds(LinkedHashSet<String> units, Set<String> held) {
+    if (held.isEmpty()) {
+      return units;
+    }
+    if (free == null || freeOf != units || !held.equals(freeHeld)) {
+      LinkedHashSet<String> f = new LinkedHashSet<>(units);
+      f.removeAll(held);
+      free = f;
+      freeOf = units;
+      freeHeld = Set.copyOf(held);
+    }
+    return free;
+  }
+
+  /**
+   * The units list, each valid unit once: read again if announced changed, never read, or (at a poll round) cheap
+   * to read or last read long ago (see the class comment); otherwise the same object as last time.
+   */
+  private LinkedHashSet<String> units(boolean poll) {
+    long now = System.nanoTime();
+    UnitsRead done = null;
+    if (unitsInFlight != null && unitsInFlight.isDone()) {
+      done = unitsInFlight.join(); // null if it failed (logged): read again at the next poll round
+      unitsInFlight = null;
+    }
+    if (done != null) {
+      if (done.of() == units) { // else a newer read replaced the list meanwhile
+        unitsReadAtNanos = done.startedNanos();
+        unitsReadNanos = done.nanos();
+        if (done.changed()) {
+          units = done.units();
+        }
+      }
+    }
+    boolean cheap = unitsReadNanos <= settings.pollInterval().toNanos() * UNITS_READ_SHARE;
+    boolean old = now - unitsReadAtNanos >= unitsReadNanos * UNITS_REREAD_FACTOR;
+    if (units != null && !unitsDirty && poll && !cheap && old && pingsDone != null) {
+      // the unannounced re-read of a costly list: in the background, so no round waits for it
+      if (unitsInFlight == null) {
+        LinkedHashSet<String> of = units;
+        Runnable callback = pingsDone;
+        unitsInFlight = CompletableFuture.supplyAsync(() -> {
+          long t0 = System.nanoTime();
+          LinkedHashSet<String> read = readUnits();
+          return new UnitsRead(of, read, !read.equals(of), t0, System.nanoTime() - t0);
+        }, background());
+        unitsInFlight.whenComplete((r, e) -> {
+          if (e != null) {
+            log.warn("group={} reading the units list failed: {}", group, e.toString());
+          }
+          callback.run();
+        });
+        unitsInFlight = unitsInFlight.exceptionally(e -> null);
+      }
+      return units;
+    }
+    boolean due = units == null || unitsDirty || poll && (cheap || old);
+    if (!due) {
+      return units;
+    }
+    unitsDirty = false; // before the read: a change announced during it is read next time
+    LinkedHashSet<String> read = readUnits();
+    unitsReadAtNanos = now;
+    unitsReadNanos = System.nanoTime() - now;
+    if (!read.equals(units)) {
+      units = read;
+    }
+    return units;
+  }
+
+  /** A units list read in the background: the list it may replace, the result, whether it differs, its timing. */
+  private record UnitsRead(LinkedHashSet<String> of, LinkedHashSet<String> units, boolean changed, long startedNanos,
+      long nanos) {}
+
+  private java.util.concurrent.ExecutorService background() {
+    if (background == null) {
+      background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "allot-units-" + group);
+        t.setDaemon(true);
+        return t;
+      });
+    }
+    return background;
+  }
+
+  private LinkedHashSet<String> readUnits() {
     List<String> rawUnits = seedKeys.list(settings.workunitsNamespace());
     LinkedHashSet<String> units = new LinkedHashSet<>();
     for (String u : rawUnits) {
@@ -354,13 +583,11 @@ public final class GroupDistributor {
 
   /** A member whose lease is live belongs in the list (something removed it: an operator, an older -remove-dead). */
   private void addBackLiveRecords(Set<String> liveIds, LinkedHashSet<String> members) {
-    for (String id : liveIds.stream().sorted(Names.BYTE_ORDER).toList()) {
-      if (!members.contains(id)) {
-        if (seedKeys.addToList(group, id)) {
-          log.warn("group={} member={} added back to {}: its lease is live", group, id, group);
-        }
-        members.add(id);
+    for (String id : liveIds.stream().filter(x -> !members.contains(x)).sorted(Names.BYTE_ORDER).toList()) {
+      if (seedKeys.addToList(group, id)) {
+        log.warn("group={} member={} added back to {}: its lease is live", group, id, group);
       }
+      members.add(id);
     }
   }
 
@@ -376,20 +603,55 @@ public final class GroupDistributor {
 
   /** Pings {@code pinged} in parallel and counts the outcomes. */
   private void pingAll(Set<String> pinged) {
+    long p0 = System.nanoTime();
+    recordPings(startPings(pinged).join());
+    recordPingTime(System.nanoTime() - p0);
+  }
+
+  /** Pings {@code pinged} in parallel; the future completes (never exceptionally) when every ping did. */
+  private CompletableFuture<List<Pinger.Result>> startPings(Set<String> pinged) {
     List<CompletableFuture<Pinger.Result>> results = new ArrayList<>(pinged.size());
     for (String m : pinged) {
       results.add(pinger.ping(m));
     }
+    return CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0]))
+        .thenApply(v -> results.stream().map(CompletableFuture::join).toList());
+  }
+
+  private void recordPings(List<Pinger.Result> results) {
     int failed = 0;
-    for (CompletableFuture<Pinger.Result> f : results) {
-      Pinger.Result r = f.join();
+    for (Pinger.Result r : results) {
       pingTimer.record(Duration.ofNanos(r.nanos()));
       if (pings.record(r)) {
         failed++;
       }
     }
     pingFailures.record(failed);
-    pings.retain(pinged);
+  }
+
+  /**
+   * Runs the poll rounds' pings of members already pinged in the background from now on: the round starts them and
+   * goes on with the verdicts it has; when they complete with a failure (or after a round with one), {@code done} is
+   * called (from a pinger thread) and the next round records them (all answered, as before: the next poll round). The caller makes {@code done} run a round, so a slow ping round never delays a change round.
+   * Without it (rounds run by hand), every poll round waits for its pings. Call before the first round.
+   */
+  public void pingInBackground(Runnable done) {
+    this.pingsDone = done;
+  }
+
+  /** Records the background ping round if it completed; true if one is still running. */
+  private boolean collectPings() {
+    CompletableFuture<List<Pinger.Result>> f = pingsInFlight;
+    if (f == null) {
+      return false;
+    }
+    if (!f.isDone()) {
+      return true;
+    }
+    pingsInFlight = null;
+    recordPings(f.join());
+    recordPingTime(System.nanoTime() - pingsStartedNanos);
+    return false;
   }
 
   private void logLeaseTransitions(Set<String> leaseDown) {
@@ -436,14 +698,21 @@ public final class GroupDistributor {
   /** The strategy's table for {@code live} and {@code units}; an unchanged fleet costs no recomputation. */
   private Table compute(List<Member> live, Set<String> units) {
     Set<Member> liveSet = new HashSet<>(live);
-    if (memoTable != null && (memoPrevious == previous || !assigner.usesPrevious()) && liveSet.equals(memoMembers)
+    // the previous table being the memo's own result (it was published as computed) counts as unchanged: a table in
+    // force for the same members and units stays as it is
+    if (memoTable != null && (memoPrevious == previous || memoTable == previous || !assigner.usesPrevious())
+        && liveSet.equals(memoMembers)
         && units.equals(memoUnits)) {
       return memoTable; // same inputs as the last computation: the table is a function of them
     }
     Table table;
     if (memoTable != null && (!assigner.usesPrevious() || memoTable == previous)) {
       // incremental: the strategy recomputes only what the changes can affect (same result as a full run)
-      table = assigner.update(memoTable, live, units, Changes.between(memoMembers, liveSet, memoUnits, units));
+      // the same units object: only members changed (no pass over the units)
+      Changes changes = units == memoUnits
+          ? Changes.between(memoMembers, liveSet, Set.of(), Set.of())
+          : Changes.between(memoMembers, liveSet, memoUnits, units);
+      table = assigner.update(memoTable, live, units, changes);
     } else {
       table = assigner.assign(live, units, previous);
     }
@@ -469,6 +738,7 @@ public final class GroupDistributor {
       memoUnits = null;
       memoPrevious = null;
       lastPublished = null;
+      lastTable = null;
     }
     lastEpoch = epoch;
   }
@@ -507,8 +777,12 @@ public final class GroupDistributor {
     }
   }
 
-  /** Gives up leadership (on shutdown). */
+  /** Gives up leadership (on shutdown) and stops the background units reader, if any. */
   public void release() {
+    if (background != null) {
+      background.shutdownNow();
+      background = null;
+    }
     if (lease != null) {
       try {
         leadership.release(lease);

@@ -19,8 +19,10 @@ final class PingJudge {
 
   private final String group;
   private final int downAfter;
-  // both confined to the group's loop thread
+  // all three confined to the group's loop thread
   private final Map<String, Integer> failures = new HashMap<>();
+  /** Members pinged at least once (answered or not). */
+  private final Set<String> pinged = new HashSet<>();
   private final Set<String> down = new HashSet<>();
 
   PingJudge(String group, int downAfter) {
@@ -30,6 +32,7 @@ final class PingJudge {
 
   /** Counts one ping's outcome; true if it failed. */
   boolean record(Pinger.Result r) {
+    pinged.add(r.address());
     if (r.ok()) {
       failures.remove(r.address());
       if (down.remove(r.address())) {
@@ -50,12 +53,25 @@ final class PingJudge {
   void retain(Set<String> pinged) {
     failures.keySet().retainAll(pinged);
     down.retainAll(pinged);
+    this.pinged.retainAll(pinged);
+  }
+
+  /** The members of {@code members} never pinged yet (new in the list). */
+  Set<String> neverPinged(Set<String> members) {
+    Set<String> out = new HashSet<>();
+    for (String m : members) {
+      if (!pinged.contains(m)) {
+        out.add(m);
+      }
+    }
+    return out;
   }
 
   /** Forgets {@code member} (removed from the list). */
   void forget(String member) {
     failures.remove(member);
     down.remove(member);
+    pinged.remove(member);
   }
 
   /** Live: not down, and either its last ping answered or it is in the table in force ({@code inTable}). */

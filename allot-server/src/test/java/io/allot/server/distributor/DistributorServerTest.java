@@ -66,4 +66,44 @@ class DistributorServerTest {
       }
     }
   }
+
+  /**
+   * Registration, an affinity change and deregistration each reach the published table at once, without waiting
+   * for the poll (30 s here): the distributor runs a round on the store's announcement.
+   */
+  @Test
+  void registrationAffinityChangeAndDeregistrationArePublishedWithoutWaitingForThePoll() {
+    try (MemoryStore store = new MemoryStore()) {
+      String group = "services";
+      String a = "127.0.0.1:7001";
+      String b = "127.0.0.1:7002";
+      store.membership(group).register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
+      List<String> units = new ArrayList<>();
+      for (int i = 0; i < 8; i++) {
+        units.add("unit-" + i);
+      }
+      store.seedKeys().replaceList("units", units);
+      DistributorSettings settings = new DistributorSettings(List.of(group), "units", "table", Duration.ofSeconds(30),
+          Duration.ofMillis(200), 3, false, Duration.ofMinutes(2), "rendezvous", Pinger.Mode.AUTO);
+      try (DistributorServer server = new DistributorServer(store, settings, new SimpleMeterRegistry(), null)) {
+        server.start();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "8".equals(count(store, a)));
+        long sb = store.membership(group).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, b)));
+        store.membership(group).update(b, sb, MemberMeta.DEFAULT.withAffinity(0));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "0".equals(count(store, b)) && "8".equals(count(store, a)));
+        store.membership(group).update(b, sb, MemberMeta.DEFAULT);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, b)));
+        store.membership(group).deregister(b, sb);
+        Awaitility.await().atMost(Duration.ofSeconds(10))
+            .until(() -> !store.tables().read("table").containsKey(b) && "8".equals(count(store, a)));
+      }
+    }
+  }
+
+  /** How many units {@code member} has in the published table ("none" if it has no entry). */
+  static String count(MemoryStore store, String member) {
+    return store.tables().read("table", member)
+        .map(v -> Integer.toString(v.isEmpty() ? 0 : v.split(",").length)).orElse("none");
+  }
 }

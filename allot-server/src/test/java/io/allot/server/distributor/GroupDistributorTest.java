@@ -281,4 +281,106 @@ class GroupDistributorTest {
     assertThat(store.leadership().current(Tables.leaseName(tableKey, group))).isPresent();
     assertThat(table().get(a)).hasSize(5);
   }
+
+  /**
+   * With a stateful strategy (balanced: the result depends on the table in force), a newly elected distributor
+   * computes from the table it reads from the store, not from an empty one: a leader change moves no unit when
+   * nothing else changed. The scenario makes the table in force differ from what balanced computes from nothing
+   * (a member joined after the first table), so starting from an empty table would move units.
+   */
+  @Test
+  void aNewLeaderContinuesFromTheTableInForceAndMovesNoUnit() {
+    String a = address();
+    String b = address();
+    members().register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
+    members().register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
+    List<String> units = units(40);
+    GroupDistributor first = distributor("balanced", false, 3);
+    first.cycle();
+    String c = address();
+    members().register(c, MemberMeta.DEFAULT, Duration.ofHours(1));
+    first.cycle();
+    Map<String, List<String>> inForce = table();
+    assertThat(inForce.get(c)).isNotEmpty();
+    List<io.allot.core.model.Member> live = List.of(io.allot.core.model.Member.of(a), io.allot.core.model.Member.of(b),
+        io.allot.core.model.Member.of(c));
+    Map<String, String> fromNothing = Assigners.byName("balanced").assign(live, units).toDistributionHash();
+    Map<String, String> inForceHash = store.tables().read(tableKey);
+    assertThat(fromNothing).as("precondition: the table in force is not what balanced computes from nothing")
+        .isNotEqualTo(inForceHash);
+    first.release();
+
+    GroupDistributor second = distributor("balanced", false, 3);
+    second.cycle();
+    assertThat(second.isLeader()).isTrue();
+    assertThat(store.tables().read(tableKey)).isEqualTo(inForceHash);
+    assertThat(published.get(published.size() - 1).table().toDistributionHash()).isEqualTo(inForceHash);
+  }
+
+  /**
+   * The units list is read again at a poll round when it is cheap to read, and at any round once announced changed
+   * ({@link GroupDistributor#unitsChanged()}); a change round ({@link GroupDistributor#react()}) does not read an
+   * unannounced change.
+   */
+  @Test
+  void aChangeRoundReadsTheUnitsListOnlyWhenAnnouncedChanged() {
+    String a = address();
+    members().register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
+    units(3);
+    GroupDistributor d = distributor("rendezvous", false, 3);
+    d.cycle();
+    assertThat(table().get(a)).hasSize(3);
+    units(5); // written, but this test wires no notifications
+    d.react();
+    assertThat(table().get(a)).as("not announced").hasSize(3);
+    d.unitsChanged();
+    d.react();
+    assertThat(table().get(a)).hasSize(5);
+    units(6);
+    d.cycle();
+    assertThat(table().get(a)).as("a poll round reads a cheap list").hasSize(6);
+  }
+
+  /** A change round pings a member without a record only if it was never pinged; a poll round pings every one. */
+  @Test
+  void aChangeRoundPingsOnlyNewMembersWithoutARecord() {
+    DemoMember original = new DemoMember(0, true, false).start();
+    closeLater.add(original);
+    warm(original.address());
+    store.seedKeys().addToList(group, original.address());
+    units(4);
+    GroupDistributor d = distributor("rendezvous", false, 1);
+    d.react(); // never pinged: pinged now, answers, gets units
+    assertThat(table().get(original.address())).hasSize(4);
+    original.stop();
+    d.react(); // known: keeps the verdict of the last ping
+    assertThat(table().get(original.address())).hasSize(4);
+    d.cycle(); // the poll round pings it: down after 1 failure
+    assertThat(table().get(original.address())).isEmpty();
+  }
+
+  /**
+   * Run by the server, a poll round does not wait for the pings of known members: they go on in the background, the
+   * callback runs when they complete, and the next round counts them.
+   */
+  @Test
+  void backgroundPingsAreCountedByTheRoundAfterThem() throws Exception {
+    DemoMember original = new DemoMember(0, true, false).start();
+    closeLater.add(original);
+    warm(original.address());
+    store.seedKeys().addToList(group, original.address());
+    units(4);
+    GroupDistributor d = distributor("rendezvous", false, 1);
+    java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+    d.pingInBackground(done::incrementAndGet);
+    d.cycle(); // never pinged: pinged in the round itself
+    assertThat(table().get(original.address())).hasSize(4);
+    assertThat(done.get()).isZero();
+    original.stop();
+    d.cycle(); // known: pinged in the background; the round goes on with the last verdict
+    assertThat(table().get(original.address())).hasSize(4);
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> done.get() == 1);
+    d.react(); // counts the failed ping: down after 1
+    assertThat(table().get(original.address())).isEmpty();
+  }
 }

@@ -5,21 +5,42 @@ import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * {@link Tables} on the hash tables of {@link PgSeedKeys} (fields with their {@code writer_group}) and
- * {@code epochs}. A publication is the function {@code publish}: it locks the lease row, checks holder, token and
- * expiry, replaces the group's fields, bumps the epoch and NOTIFYs it, in one transaction. Immutable.
+ * {@link Tables} on the hash tables of {@link PgSeedKeys} (fields with their {@code writer_group}), {@code epochs}
+ * and {@code publish_marks}. A publication is one function call: it locks the lease row, checks holder, token and
+ * expiry, writes the group's fields, bumps the epoch, records it as the group's mark and NOTIFYs it, in one
+ * transaction.
+ *
+ * <p><b>Incremental publication.</b> {@link #publish} keeps the contract of a full publication ({@code publish}),
+ * but when this client published the same group under the same lease before, it sends only the fields whose value
+ * changed and the fields dropped ({@code publish_changes}). That applies only if the group's mark in the database is
+ * the epoch of that previous publication and the group still owns as many fields as it wrote then; otherwise nothing
+ * changes and the full table is sent. A publication that failed leaves no previous one behind, so the next is full.
+ * Either way only rows whose value changes are written. Thread-safe.
  */
 final class PgTables implements Tables {
   private final PgJdbc db;
   private final PgChannels channels;
   private final SeedKeys seedKeys;
   private final String publish;
+  private final String publishChanges;
   private final String epoch;
+  /**
+   * The last successful publication of each (table key, group) by this client, removed while a publication of it is
+   * in flight. Guarded by being a concurrent map of immutable values.
+   */
+  private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
+
+  /** A publication this client made: under which lease, the epoch it got, and the fields it wrote. */
+  private record Previous(Lease lease, long epoch, Map<String, String> fields) {}
 
   /** {@code s}: the quoted schema; {@code seedKeys}: where tables are read (a table is a hash). */
   PgTables(PgJdbc db, PgChannels channels, SeedKeys seedKeys, String s) {
@@ -27,11 +48,13 @@ final class PgTables implements Tables {
     this.channels = channels;
     this.seedKeys = seedKeys;
     publish = "SELECT o_epoch, o_holder, o_token FROM " + s + ".publish(?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    publishChanges = "SELECT o_epoch, o_holder, o_token, o_stale FROM " + s
+        + ".publish_changes(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
     epoch = "SELECT epoch FROM " + s + ".epochs WHERE hash_key = ?";
   }
 
-  /** What {@code publish} returned: the new epoch, or (null and) the current holder. */
-  private record Outcome(Long epoch, String holder, long token) {}
+  /** What {@code publish} returned: the new epoch, or (null and) the current holder; stale: publish in full. */
+  private record Outcome(Long epoch, String holder, long token, boolean stale) {}
 
   @Override
   public long publish(Lease lease, String tableKey, String group, Map<String, String> fields) {
@@ -41,26 +64,69 @@ final class PgTables implements Tables {
       throw new IllegalArgumentException("publishing group '" + group + "' into '" + tableKey
           + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
     }
-    String[] names = new String[fields.size()];
-    String[] values = new String[fields.size()];
-    int i = 0;
-    for (Map.Entry<String, String> e : fields.entrySet()) {
-      names[i] = Objects.requireNonNull(e.getKey(), "field");
-      values[i++] = Objects.requireNonNull(e.getValue(), "value");
-    }
+    Map<String, String> snapshot = new HashMap<>(fields.size() * 4 / 3 + 1);
+    fields.forEach((f, v) -> snapshot.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
     PgChannels.Note note = channels.noteForLong(Topic.table(tableKey));
-    Outcome out = db.query("publish into " + tableKey, publish, rs -> {
-      rs.next();
-      long epoch = rs.getLong(1);
-      return new Outcome(rs.wasNull() ? null : epoch, rs.getString(2), rs.getLong(3));
-    }, lease.name(), lease.holder(), lease.token(), tableKey, group, names, values, note.pgChannel(), note.payload());
+    String cacheKey = tableKey + "\u0000" + group;
+    Previous prev = previous.remove(cacheKey);
+    Outcome out = null;
+    if (prev != null && prev.lease().equals(lease)) {
+      out = publishChanges(lease, tableKey, group, note, prev, snapshot);
+    }
+    if (out == null || out.stale()) {
+      out = publishAll(lease, tableKey, group, note, snapshot);
+    }
     if (out.epoch() != null) {
+      previous.put(cacheKey, new Previous(lease, out.epoch(), snapshot));
       return out.epoch();
     }
     Optional<Lease> current = out.holder() == null
         ? Optional.empty()
         : Optional.of(new Lease(lease.name(), out.holder(), out.token()));
     throw new FencedException(lease, current);
+  }
+
+  private Outcome publishAll(Lease lease, String tableKey, String group, PgChannels.Note note,
+      Map<String, String> fields) {
+    String[] names = new String[fields.size()];
+    String[] values = new String[fields.size()];
+    int i = 0;
+    for (Map.Entry<String, String> e : fields.entrySet()) {
+      names[i] = e.getKey();
+      values[i++] = e.getValue();
+    }
+    return db.query("publish into " + tableKey, publish, rs -> {
+      rs.next();
+      long epoch = rs.getLong(1);
+      return new Outcome(rs.wasNull() ? null : epoch, rs.getString(2), rs.getLong(3), false);
+    }, lease.name(), lease.holder(), lease.token(), tableKey, group, names, values, note.pgChannel(), note.payload());
+  }
+
+  private Outcome publishChanges(Lease lease, String tableKey, String group, PgChannels.Note note, Previous prev,
+      Map<String, String> fields) {
+    List<String> dropped = new ArrayList<>();
+    prev.fields().keySet().forEach(f -> {
+      if (!fields.containsKey(f)) {
+        dropped.add(f);
+      }
+    });
+    List<String> names = new ArrayList<>();
+    List<String> values = new ArrayList<>();
+    fields.forEach((f, v) -> {
+      String old = prev.fields().get(f);
+      if (old != v && !v.equals(old)) { // the same instance first: callers pass unchanged values along
+        names.add(f);
+        values.add(v);
+      }
+    });
+    return db.query("publish changes into " + tableKey, publishChanges, rs -> {
+      rs.next();
+      long epoch = rs.getLong(1);
+      Long e = rs.wasNull() ? null : epoch;
+      return new Outcome(e, rs.getString(2), rs.getLong(3), rs.getBoolean(4));
+    }, lease.name(), lease.holder(), lease.token(), tableKey, group, prev.epoch(), (long) prev.fields().size(),
+        dropped.toArray(new String[0]), names.toArray(new String[0]), values.toArray(new String[0]),
+        note.pgChannel(), note.payload());
   }
 
   @Override

@@ -63,6 +63,7 @@ public final class PostgresStore implements Store {
   private final PgNotifications notifications;
   private final PgMembership.Statements membershipSql;
   private final PgOwnership.Statements ownershipSql;
+  private final PgTaskQueue.Statements taskQueueSql;
   private final Safety safety;
 
   private PostgresStore(PostgresStoreConfig config) {
@@ -80,6 +81,7 @@ public final class PostgresStore implements Store {
     this.tables = new PgTables(db, channels, seedKeys, s);
     this.membershipSql = new PgMembership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.ownershipSql = new PgOwnership.Statements(s, config.lostStateGuard(), config.clockMargin());
+    this.taskQueueSql = new PgTaskQueue.Statements(s, config.clockMargin());
     this.notifications = new PgNotifications(db, channels, config);
     db.serverBackHint(notifications::isListening);
     notifications.start();
@@ -151,6 +153,17 @@ public final class PostgresStore implements Store {
   @Override
   public Ownership ownership(String pool) {
     return new PgOwnership(db, channels, ownershipSql, Store.checkPool(pool));
+  }
+
+  /**
+   * The finite-task queue {@code name} (table {@code tasks} of this store's schema).
+   *
+   * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
+   */
+  @Override
+  public io.allot.store.queue.TaskQueue taskQueue(String name) {
+    db.checkOpen();
+    return new PgTaskQueue(db, taskQueueSql, name);
   }
 
   @Override

@@ -45,7 +45,9 @@ final class SchemaMigrator {
       new Migration(2, "batched claims", "schema-v2.sql"),
       new Migration(3, "claims wait for an owner's renewal in flight", "schema-v3.sql"),
       new Migration(4, "member attributes; functions re-applied by content hash", "schema-v4.sql"),
-      new Migration(5, "lost-state guard, clock margin, holds", "schema-v5.sql"));
+      new Migration(5, "lost-state guard, clock margin, holds", "schema-v5.sql"),
+      new Migration(6, "publication marks: incremental table publication", "schema-v6.sql"),
+      new Migration(7, "finite tasks: tasks, task_queues", "schema-v7.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

@@ -10,7 +10,8 @@
 -- lock wait). Every multi-step operation is one function call = one statement = one transaction and one round
 -- trip, so no lock is ever held while waiting for a client. NOTIFY is transactional: sent at commit, in commit order.
 --
--- Row lock order (no cycles, so no deadlocks): leases -> keys -> epochs (publish); pools -> members -> keys
+-- Row lock order (no cycles, so no deadlocks): leases -> keys -> epochs -> publish_marks (publish, publish
+-- changes); pools -> members -> keys
 -- (register); members -> keys (deregister, remove if expired); pools -> ownership -> members (claim, the owner's row
 -- FOR SHARE); members alone (renew, update member); ownership -> holds (release unit); holds alone (read holds); keys
 -- alone (list operations).
@@ -242,8 +243,9 @@ $$;
 -- ---------------------------------------------------------------- fenced publication
 
 -- If (p_holder, p_token) is the live holder of lease p_lease (its row locked FOR UPDATE until commit, so nobody can
--- take the lease over meanwhile): upserts the fields (owned by p_group from now on), deletes the fields p_group
--- still owns that are not in p_fields, increments the epoch and NOTIFYs p_channel with p_payload || epoch.
+-- take the lease over meanwhile): upserts the fields (owned by p_group from now on; the publication mark of another
+-- group that wrote one of them last is deleted), deletes the fields p_group still owns that are not in p_fields,
+-- increments the epoch, records it as p_group's mark and NOTIFYs p_channel with p_payload || epoch.
 -- Returns o_epoch; o_epoch null = fenced (nothing changed), with the current live holder, if any, in
 -- (o_holder, o_token).
 CREATE OR REPLACE FUNCTION ${schema}.publish(
@@ -276,18 +278,101 @@ BEGIN
   DELETE FROM ${schema}.hash_fields h
     WHERE h.key = p_key AND h.writer_group = p_group
       AND NOT EXISTS (SELECT 1 FROM unnest(p_fields) AS f(name) WHERE f.name = h.field);
+  PERFORM ${schema}.write_fields(p_key, p_group, p_fields, p_values);
+  o_epoch := ${schema}.finish_publication(p_key, p_group, p_channel, p_payload);
+END
+$$;
+
+-- For publish and publish_changes, under the keys row lock: deletes the publication marks of the other groups that
+-- wrote one of p_fields last, then upserts the fields as p_group's (only rows that change are written).
+CREATE OR REPLACE FUNCTION ${schema}.write_fields(p_key text, p_group text, p_fields text[], p_values text[])
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  DELETE FROM ${schema}.publish_marks m
+    WHERE m.hash_key = p_key AND m.grp <> p_group AND m.grp IN (
+      SELECT h.writer_group FROM ${schema}.hash_fields h JOIN unnest(p_fields) AS f(name)
+          ON h.key = p_key AND h.field = f.name
+        WHERE h.writer_group IS DISTINCT FROM p_group);
   INSERT INTO ${schema}.hash_fields AS h (key, field, value, writer_group)
     SELECT p_key, u.field, u.value, p_group FROM unnest(p_fields, p_values) AS u(field, value)
     ON CONFLICT (key, field) DO UPDATE SET value = excluded.value, writer_group = excluded.writer_group
       WHERE h.value IS DISTINCT FROM excluded.value OR h.writer_group IS DISTINCT FROM excluded.writer_group;
+END
+$$;
+
+-- For publish and publish_changes: drops an emptied hash, increments the epoch, records it as p_group's mark,
+-- NOTIFYs p_channel with p_payload || epoch; returns the epoch.
+CREATE OR REPLACE FUNCTION ${schema}.finish_publication(p_key text, p_group text, p_channel text, p_payload text)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  v_epoch bigint;
+BEGIN
   IF NOT EXISTS (SELECT 1 FROM ${schema}.hash_fields h WHERE h.key = p_key) THEN
     DELETE FROM ${schema}.keys k WHERE k.key = p_key;
   END IF;
-
   INSERT INTO ${schema}.epochs AS e (hash_key, epoch) VALUES (p_key, 1)
     ON CONFLICT (hash_key) DO UPDATE SET epoch = e.epoch + 1
-    RETURNING e.epoch INTO o_epoch;
-  PERFORM pg_notify(p_channel, p_payload || o_epoch);
+    RETURNING e.epoch INTO v_epoch;
+  INSERT INTO ${schema}.publish_marks AS m (hash_key, grp, epoch) VALUES (p_key, p_group, v_epoch)
+    ON CONFLICT (hash_key, grp) DO UPDATE SET epoch = excluded.epoch;
+  PERFORM pg_notify(p_channel, p_payload || v_epoch);
+  RETURN v_epoch;
+END
+$$;
+
+-- The incremental publication (PgTables): as publish, given only the difference to p_group's publication of epoch
+-- p_mark, which wrote p_count fields: deletes the fields of p_dropped that p_group still owns, upserts p_fields.
+-- Applies only if the lease is held as in publish, p_group's mark is p_mark and it still owns p_count fields (no one
+-- else published the group, no other group overwrote one of its fields, the hash was not deleted); otherwise
+-- nothing changes and o_stale is true (publish in full), or o_epoch null = fenced as in publish.
+CREATE OR REPLACE FUNCTION ${schema}.publish_changes(
+    p_lease text, p_holder text, p_token bigint, p_key text, p_group text, p_mark bigint, p_count bigint,
+    p_dropped text[], p_fields text[], p_values text[], p_channel text, p_payload text,
+    OUT o_epoch bigint, OUT o_holder text, OUT o_token bigint, OUT o_stale boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_holder text;
+  v_token  bigint;
+  v_live   boolean;
+  v_kind   text;
+  v_exists boolean;
+  v_mark   bigint;
+  v_count  bigint;
+BEGIN
+  o_stale := false;
+  SELECT l.holder, l.last_token, coalesce(l.expires_at > clock_timestamp(), false)
+    INTO v_holder, v_token, v_live
+    FROM ${schema}.leases l WHERE l.name = p_lease FOR UPDATE;
+  IF NOT FOUND OR NOT v_live OR v_holder IS DISTINCT FROM p_holder OR v_token <> p_token THEN
+    IF v_live AND v_holder IS NOT NULL THEN
+      o_holder := v_holder;
+      o_token := v_token;
+    END IF;
+    RETURN;
+  END IF;
+
+  SELECT k.kind INTO v_kind FROM ${schema}.keys k WHERE k.key = p_key FOR UPDATE;
+  v_exists := FOUND;
+  IF v_exists THEN
+    PERFORM ${schema}.check_kind(p_key, v_kind, 'hash');
+  END IF;
+  SELECT m.epoch INTO v_mark FROM ${schema}.publish_marks m WHERE m.hash_key = p_key AND m.grp = p_group;
+  SELECT count(*) INTO v_count FROM ${schema}.hash_fields h WHERE h.key = p_key AND h.writer_group = p_group;
+  IF v_mark IS DISTINCT FROM p_mark OR v_count <> p_count THEN
+    o_stale := true;
+    RETURN;
+  END IF;
+  IF NOT v_exists THEN
+    INSERT INTO ${schema}.keys AS k (key, kind) VALUES (p_key, 'hash')
+      ON CONFLICT (key) DO UPDATE SET kind = k.kind
+      RETURNING k.kind INTO v_kind;
+    PERFORM ${schema}.check_kind(p_key, v_kind, 'hash');
+  END IF;
+
+  DELETE FROM ${schema}.hash_fields h
+    WHERE h.key = p_key AND h.writer_group = p_group AND h.field = ANY (p_dropped);
+  PERFORM ${schema}.write_fields(p_key, p_group, p_fields, p_values);
+  o_epoch := ${schema}.finish_publication(p_key, p_group, p_channel, p_payload);
 END
 $$;
 
@@ -495,4 +580,88 @@ BEGIN
   END IF;
   RETURN ${schema}.notify_if(v_released, p_channel, p_payload);
 END
+$$;
+
+-- ---------------------------------------------------------------- task queues (schema version 7)
+
+-- Locks up to p_max runnable tasks of p_queue for p_worker (TaskQueue.claim): todo/failed tasks whose time has
+-- come and processing ones whose lock expired at least the clock margin ago, highest priority first, then earliest
+-- due; never a row another claim holds (SKIP LOCKED). A picked task whose expired lock was its last attempt is
+-- ignored instead. With a rate limit, at most the permits in the queue's bucket (its row locked only then, so
+-- unlimited queues never serialize their claimers). Tokens: greatest(previous + 1, store time in microseconds).
+-- Lock order: task_queues -> tasks.
+CREATE OR REPLACE FUNCTION ${schema}.claim_tasks(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
+    p_margin_micros bigint)
+RETURNS TABLE (t_key text, t_data text, t_token bigint, t_attempt integer, t_max_attempts integer,
+    t_locked_until_ms bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_now     timestamptz := clock_timestamp();
+  v_micros  bigint := floor(extract(epoch FROM v_now) * 1000000)::bigint;
+  v_allowed integer := p_max;
+  v_rate    double precision;
+  v_permits double precision;
+  v_claimed integer;
+BEGIN
+  SELECT q.rate INTO v_rate FROM ${schema}.task_queues q WHERE q.queue = p_queue;
+  IF v_rate > 0 THEN
+    SELECT q.rate, least(greatest(1, q.rate),
+                         q.permits + greatest(0, extract(epoch FROM v_now - q.refilled_at)) * q.rate)
+      INTO v_rate, v_permits
+      FROM ${schema}.task_queues q WHERE q.queue = p_queue FOR UPDATE;
+    v_allowed := least(p_max, floor(v_permits)::integer);
+  END IF;
+  IF v_allowed > 0 THEN
+    RETURN QUERY
+    WITH picked AS (
+      SELECT t.key, t.priority, t.due_at AS was_due
+        FROM ${schema}.tasks t
+       WHERE t.queue = p_queue AND t.status < 50 AND t.due_at <= v_now
+         AND (t.status <> 30 OR t.due_at <= v_now - p_margin_micros * interval '1 microsecond')
+       ORDER BY t.priority DESC, t.due_at, t.key
+       LIMIT v_allowed
+         FOR UPDATE SKIP LOCKED
+    ), ignored AS (
+      UPDATE ${schema}.tasks t
+         SET status = 70, updated_at = v_now,
+             last_error = 'lock of ' || t.locked_by || ' expired on the last attempt (' || t.attempts || ' of '
+               || t.max_attempts || ')'
+        FROM picked p
+       WHERE t.queue = p_queue AND t.key = p.key AND t.status = 30 AND t.attempts >= t.max_attempts
+      RETURNING t.key
+    ), claimed AS (
+      UPDATE ${schema}.tasks t
+         SET status = 30, attempts = t.attempts + 1, lock_token = greatest(t.lock_token + 1, v_micros),
+             locked_by = p_worker, due_at = v_now + p_ttl_micros * interval '1 microsecond', updated_at = v_now
+        FROM picked p
+       WHERE t.queue = p_queue AND t.key = p.key AND NOT (t.status = 30 AND t.attempts >= t.max_attempts)
+      RETURNING t.key, t.data, t.lock_token, t.attempts, t.max_attempts,
+                floor(extract(epoch FROM t.due_at) * 1000)::bigint AS until_ms, p.priority, p.was_due
+    )
+    SELECT c.key, c.data, c.lock_token, c.attempts, c.max_attempts, c.until_ms
+      FROM claimed c ORDER BY c.priority DESC, c.was_due, c.key;
+    GET DIAGNOSTICS v_claimed = ROW_COUNT;
+  ELSE
+    v_claimed := 0;
+  END IF;
+  IF v_rate > 0 THEN
+    UPDATE ${schema}.task_queues q SET permits = v_permits - v_claimed, refilled_at = v_now
+     WHERE q.queue = p_queue;
+  END IF;
+END
+$$;
+
+-- Sets a queue's rate limit (TaskQueue.limitRate): permits earned so far are kept up to the new bucket size; a
+-- queue that had no limit starts with an empty bucket.
+CREATE OR REPLACE FUNCTION ${schema}.limit_task_rate(p_queue text, p_rate double precision)
+RETURNS void LANGUAGE sql AS $$
+  INSERT INTO ${schema}.task_queues AS q (queue, rate, permits, refilled_at)
+  VALUES (p_queue, p_rate, 0, clock_timestamp())
+  ON CONFLICT (queue) DO UPDATE
+    SET permits = CASE WHEN q.rate > 0
+                       THEN least(greatest(1, excluded.rate),
+                                  q.permits + greatest(0, extract(epoch FROM clock_timestamp() - q.refilled_at)) * q.rate)
+                       ELSE 0 END,
+        rate = excluded.rate,
+        refilled_at = clock_timestamp()
 $$;

@@ -270,6 +270,29 @@ class PostgresStoreTest extends StoreContractTest {
     assertThat(second.token()).isGreaterThan(first.token());
   }
 
+  /**
+   * A publication sends only what changed since this client's previous one of the group (same lease): a value
+   * changed meanwhile by SQL that is not allot's stays as long as its own entry does not change, which shows it was
+   * not sent again; the changed and the dropped fields are written. The group's mark is the epoch of its last
+   * publication; a new lease publishes in full again.
+   */
+  @Test
+  void aPublicationSendsOnlyTheFieldsThatChanged() throws SQLException {
+    String table = key("sys-matching-table");
+    String name = Tables.leaseName(table, "g1");
+    Lease lease = store.leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store.tables().publish(lease, table, "g1", Map.of("m1", "u1", "m2", "u2", "m3", "u3"));
+    exec("UPDATE S.hash_fields SET value = 'tampered' WHERE key = '" + table + "' AND field = 'm1'");
+    assertThat(store.tables().publish(lease, table, "g1", Map.of("m1", "u1", "m2", "u2,u4"))).isEqualTo(2);
+    assertThat(store.seedKeys().hash(table)).isEqualTo(Map.of("m1", "tampered", "m2", "u2,u4"));
+    assertThat(rows("SELECT grp, epoch FROM S.publish_marks WHERE hash_key = ?", table))
+        .containsExactly(List.of("g1", 2L));
+    store.leadership().release(lease);
+    Lease next = store.leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store.tables().publish(next, table, "g1", Map.of("m1", "u1", "m2", "u2,u4"));
+    assertThat(store.seedKeys().hash(table)).isEqualTo(Map.of("m1", "u1", "m2", "u2,u4"));
+  }
+
   @Test
   void fieldsWrittenByOthersAreLeftAlone() throws SQLException {
     String table = key("table");

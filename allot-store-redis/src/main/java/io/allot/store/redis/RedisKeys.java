@@ -13,6 +13,8 @@ import io.lettuce.core.cluster.SlotHash;
  * <tr><td>epoch of hash K</td><td>{@code {K}:allot:epoch}</td></tr>
  * <tr><td>fields group G wrote last time</td><td>{@code {K}:allot:fields:G} (a set)</td></tr>
  * <tr><td>which group wrote each field last</td><td>{@code {K}:allot:owners} (a hash field -> group)</td></tr>
+ * <tr><td>publication marks</td><td>{@code {K}:allot:marks} (a hash group -> the epoch of its last publication;
+ *     dropped when another group overwrites one of its fields)</td></tr>
  * <tr><td>lease {@code K:G} (table lease)</td><td>{@code {K}:allot:lease:G}, token {@code {K}:allot:token:G}</td></tr>
  * <tr><td>lease N (no ':' in N)</td><td>{@code {allot:lease:N}}, token {@code {allot:lease:N}:token}</td></tr>
  * </table>
@@ -63,6 +65,11 @@ public final class RedisKeys {
   /** The hash field -> group that wrote it last, for {@code hashKey}. */
   public static String owners(String hashKey) {
     return companion(hashKey, "allot:owners");
+  }
+
+  /** The hash group -> epoch of its last publication into {@code hashKey} (see {@link RedisTables}). */
+  public static String marks(String hashKey) {
+    return companion(hashKey, "allot:marks");
   }
 
   /**

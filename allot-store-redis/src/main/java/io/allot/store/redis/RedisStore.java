@@ -133,6 +133,16 @@ public final class RedisStore implements Store {
     return seedKeys;
   }
 
+  /**
+   * The finite-task queue {@code name} ({@link RedisTaskQueue}: its keys all in one slot, {@link TaskKeys}).
+   *
+   * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
+   */
+  @Override
+  public io.allot.store.queue.TaskQueue taskQueue(String name) {
+    return new RedisTaskQueue(connection, safety.clockMargin(), name);
+  }
+
   @Override
   public void close() {
     connection.close(notifications::close);

@@ -6,20 +6,43 @@ import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
 import io.lettuce.core.ScriptOutputType;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link Tables} on Redis: the table is the hash at the table key itself (the original distribution hash); its
- * epoch, the fields each group wrote last and the last writer of each field are companion keys in the table's slot
- * ({@link RedisKeys}), so {@link Scripts#PUBLISH} checks the lease and writes everything atomically, then publishes
- * the new epoch on {@code allot:notify:<tableKey>}.
+ * epoch, the fields each group wrote last, the last writer of each field and each group's publication mark are
+ * companion keys in the table's slot ({@link RedisKeys}), so one script checks the lease and writes everything
+ * atomically, then publishes the new epoch on {@code allot:notify:<tableKey>}.
+ *
+ * <p><b>Incremental publication.</b> {@link #publish} keeps the contract of a full publication, but sends and writes
+ * only what differs from this client's previous publication of the same group under the same lease
+ * ({@link Scripts#PUBLISH_CHANGES}): the fields whose value changed, and the fields dropped. The script applies the
+ * difference only if the group's publication mark in the store is the epoch that previous publication returned (no
+ * one else published the group since, no other group overwrote one of its fields, the store did not lose it) and
+ * the hash was not deleted; otherwise nothing changes and the full table is written ({@link Scripts#PUBLISH}). A
+ * publication that failed leaves no previous one behind, so the next is full. The hash keeps the original layout:
+ * the original Go workers read it as before. Thread-safe.
  */
 final class RedisTables implements Tables {
+  private static final Long FENCED = 0L;
+  private static final Long STALE_MARK = 2L;
+
   private final RedisConnection redis;
   private final SeedKeys hashes;
+  /**
+   * The last successful publication of each (table key, group) by this client, removed while a publication of it is
+   * in flight. Guarded by being a concurrent map of immutable values.
+   */
+  private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
+
+  /** A publication this client made: under which lease, the epoch it got, and the fields it wrote. */
+  private record Previous(Lease lease, long epoch, Map<String, String> fields) {}
 
   /** {@code hashes} reads the table hashes (the same HGETALL / HGET as the seed layout). */
   RedisTables(RedisConnection redis, SeedKeys hashes) {
@@ -35,22 +58,74 @@ final class RedisTables implements Tables {
       throw new IllegalArgumentException("publishing group '" + group + "' into '" + tableKey
           + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
     }
+    Map<String, String> snapshot = new HashMap<>(fields.size() * 4 / 3 + 1);
+    fields.forEach((f, v) -> snapshot.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
     String[] keys = redis.sameSlot("publish into '" + tableKey + "'", tableKey, tableKey, RedisKeys.epoch(tableKey),
-        RedisKeys.groupFields(tableKey, group), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()));
+        RedisKeys.groupFields(tableKey, group), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()),
+        RedisKeys.marks(tableKey));
+    String cacheKey = tableKey + "\u0000" + group;
+    Previous prev = previous.remove(cacheKey);
+    Long epoch = null;
+    if (prev != null && prev.lease().equals(lease)) {
+      epoch = publishChanges(lease, tableKey, group, keys, prev, snapshot);
+    }
+    if (epoch == null) {
+      epoch = publishAll(lease, tableKey, group, keys, snapshot);
+    }
+    previous.put(cacheKey, new Previous(lease, epoch, snapshot));
+    return epoch;
+  }
+
+  /** The full publication; returns the epoch or throws {@link FencedException}. */
+  private long publishAll(Lease lease, String tableKey, String group, String[] keys, Map<String, String> fields) {
     String[] args = new String[3 + 2 * fields.size()];
     args[0] = RedisLeadership.value(lease);
     args[1] = group;
     args[2] = Topic.table(tableKey).channel();
     int i = 3;
     for (Map.Entry<String, String> e : fields.entrySet()) {
-      args[i++] = Objects.requireNonNull(e.getKey(), "field");
-      args[i++] = Objects.requireNonNull(e.getValue(), "value");
+      args[i++] = e.getKey();
+      args[i++] = e.getValue();
     }
-    List<Object> result = redis.run("publish into " + tableKey, Scripts.PUBLISH, ScriptOutputType.MULTI, keys, args);
-    if (((Long) result.get(0)) == 1L) {
-      return (Long) result.get(1);
+    return outcome(lease, redis.run("publish into " + tableKey, Scripts.PUBLISH, ScriptOutputType.MULTI, keys, args));
+  }
+
+  /** The difference to {@code prev}; returns the epoch, null if the store no longer holds {@code prev}. */
+  private Long publishChanges(Lease lease, String tableKey, String group, String[] keys, Previous prev,
+      Map<String, String> fields) {
+    List<String> dropped = new ArrayList<>();
+    prev.fields().keySet().forEach(f -> {
+      if (!fields.containsKey(f)) {
+        dropped.add(f);
+      }
+    });
+    List<String> args = new ArrayList<>();
+    args.add(RedisLeadership.value(lease));
+    args.add(group);
+    args.add(Topic.table(tableKey).channel());
+    args.add(Long.toString(prev.epoch()));
+    args.add(Integer.toString(dropped.size()));
+    args.addAll(dropped);
+    fields.forEach((f, v) -> {
+      String old = prev.fields().get(f);
+      if (old != v && !v.equals(old)) { // the same instance first: callers pass unchanged values along
+        args.add(f);
+        args.add(v);
+      }
+    });
+    List<Object> result = redis.run("publish changes into " + tableKey, Scripts.PUBLISH_CHANGES,
+        ScriptOutputType.MULTI, keys, args.toArray(new String[0]));
+    if (STALE_MARK.equals(result.get(0))) {
+      return null;
     }
-    throw new FencedException(lease, RedisLeadership.parse(lease.name(), (String) result.get(1)));
+    return outcome(lease, result);
+  }
+
+  private static long outcome(Lease lease, List<Object> result) {
+    if (FENCED.equals(result.get(0))) {
+      throw new FencedException(lease, RedisLeadership.parse(lease.name(), (String) result.get(1)));
+    }
+    return (Long) result.get(1);
   }
 
   @Override

@@ -121,19 +121,47 @@ final class Scripts {
       """);
 
   /**
-   * KEYS[1] hash, [2] epoch, [3] the group's field set, [4] owners (field -> group), [5] lease;
-   * ARGV[1] expected lease value "token:holder", [2] group, [3] channel, [4..] field, value, field, value...
+   * Shared by {@link #PUBLISH} and {@link #PUBLISH_CHANGES} (after the lease check): {@code set_field(f, v)} writes
+   * field f as the group's (ARGV[2]); when another group wrote f last, that group's publication mark is dropped (its
+   * next publication is a full one: what it last wrote is no longer all in the hash).
+   */
+  private static final String SET_FIELD = """
+      local function set_field(f, v)
+        local o = redis.call('HGET', KEYS[4], f)
+        if o and o ~= ARGV[2] then redis.call('HDEL', KEYS[6], o) end
+        redis.call('HSET', KEYS[1], f, v)
+        if o ~= ARGV[2] then redis.call('HSET', KEYS[4], f, ARGV[2]) end
+        redis.call('SADD', KEYS[3], f)
+      end
+      local function check_hash()
+        local t = redis.call('TYPE', KEYS[1]).ok
+        if t ~= 'hash' and t ~= 'none' then
+          return redis.error_reply('WRONGTYPE ' .. KEYS[1] .. ' holds a ' .. t .. ', not a hash')
+        end
+        return nil
+      end
+      local function finish()
+        local epoch = redis.call('INCR', KEYS[2])
+        redis.call('HSET', KEYS[6], ARGV[2], tostring(epoch))
+        redis.call('PUBLISH', ARGV[3], tostring(epoch))
+        return {1, epoch}
+      end
+      """;
+
+  /**
+   * KEYS[1] hash, [2] epoch, [3] the group's field set, [4] owners (field -> group), [5] lease, [6] publication marks
+   * (group -> epoch of its last publication); ARGV[1] expected lease value "token:holder", [2] group, [3] channel,
+   * [4..] field, value, field, value... The full publication: deletes the group's fields not given (only those it
+   * still owns), writes every given field, increments the epoch, records it as the group's mark and publishes it.
    * Returns {1, epoch}, or {0, current lease value or ''} when fenced (nothing changed).
    */
-  static final Script PUBLISH = Script.of("publish", CHUNKS + """
+  static final Script PUBLISH = Script.of("publish", SET_FIELD + """
       local current = redis.call('GET', KEYS[5])
       if current ~= ARGV[1] then
         return {0, current or ''}
       end
-      local t = redis.call('TYPE', KEYS[1]).ok
-      if t ~= 'hash' and t ~= 'none' then
-        return redis.error_reply('WRONGTYPE ' .. KEYS[1] .. ' holds a ' .. t .. ', not a hash')
-      end
+      local bad = check_hash()
+      if bad then return bad end
       local group = ARGV[2]
       local new = {}
       for i = 4, #ARGV, 2 do new[ARGV[i]] = true end
@@ -145,21 +173,41 @@ final class Scripts {
         end
       end
       redis.call('DEL', KEYS[3])
-      in_chunks(4, function(i, j)
-        redis.call('HSET', KEYS[1], unpack(ARGV, i, j))
-        local fields = {}
-        local owners = {}
-        for k = i, j, 2 do
-          fields[#fields + 1] = ARGV[k]
-          owners[#owners + 1] = ARGV[k]
-          owners[#owners + 1] = group
+      for i = 4, #ARGV, 2 do set_field(ARGV[i], ARGV[i + 1]) end
+      return finish()
+      """);
+
+  /**
+   * The incremental publication: the keys of {@link #PUBLISH}; ARGV[1] expected lease value, [2] group, [3]
+   * channel, [4] the group's expected mark (the epoch of the publication the changes apply to), [5] n, [6..5+n] the
+   * fields to delete, then field, value pairs to write. Applies only if the lease is current, the group's mark is
+   * the expected one and the hash was not deleted under the group's fields; then deletes the given fields the group
+   * still owns, writes the given ones, increments the epoch, records the mark and publishes the epoch. Returns
+   * {1, epoch}; {0, current lease value or ''} when fenced; {2, ''} when the mark does not match (nothing changed:
+   * publish in full).
+   */
+  static final Script PUBLISH_CHANGES = Script.of("publishChanges", SET_FIELD + """
+      local current = redis.call('GET', KEYS[5])
+      if current ~= ARGV[1] then
+        return {0, current or ''}
+      end
+      local bad = check_hash()
+      if bad then return bad end
+      if redis.call('HGET', KEYS[6], ARGV[2]) ~= ARGV[4]
+          or (redis.call('EXISTS', KEYS[1]) == 0 and redis.call('SCARD', KEYS[3]) > 0) then
+        return {2, ''}
+      end
+      local n = tonumber(ARGV[5])
+      for i = 6, 5 + n do
+        local f = ARGV[i]
+        if redis.call('HGET', KEYS[4], f) == ARGV[2] then
+          redis.call('HDEL', KEYS[1], f)
+          redis.call('HDEL', KEYS[4], f)
         end
-        redis.call('SADD', KEYS[3], unpack(fields))
-        redis.call('HSET', KEYS[4], unpack(owners))
-      end)
-      local epoch = redis.call('INCR', KEYS[2])
-      redis.call('PUBLISH', ARGV[3], tostring(epoch))
-      return {1, epoch}
+        redis.call('SREM', KEYS[3], f)
+      end
+      for i = 6 + n, #ARGV, 2 do set_field(ARGV[i], ARGV[i + 1]) end
+      return finish()
       """);
 
   // ---------------------------------------------------------------- membership and ownership
@@ -405,5 +453,5 @@ final class Scripts {
       """);
 
   static final List<Script> ALL = List.of(ADD_IF_ABSENT, REMOVE_FROM_LIST, REPLACE_LIST, ACQUIRE, RENEW, RELEASE,
-      PUBLISH, REGISTER, RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM_ALL, RELEASE_UNIT, HOLDS, VALID_TOKEN);
+      PUBLISH, PUBLISH_CHANGES, REGISTER, RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM_ALL, RELEASE_UNIT, HOLDS, VALID_TOKEN);
 }

@@ -53,6 +53,30 @@ class RedisStoreTest extends RedisContractTest {
     assertThat(raw.pttl("{" + table + "}:allot:token:g1")).as("tokens never expire").isEqualTo(-1L);
   }
 
+  /**
+   * A publication writes only what changed since this client's previous one of the group (same lease): a field
+   * written meanwhile by a client that is not allot keeps that value as long as its own entry does not change, which
+   * shows it was not rewritten; the changed and the dropped fields are. The seed layout stays as it was, and the
+   * group's mark is the epoch of its last publication. A new lease publishes in full again.
+   */
+  @Test
+  void aPublicationWritesOnlyTheFieldsThatChanged() {
+    String table = key("sys-matching-table");
+    String name = Tables.leaseName(table, "g1");
+    Lease lease = store.leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store.tables().publish(lease, table, "g1", Map.of("m1", "u1", "m2", "u2", "m3", "u3"));
+    raw.hset(table, "m1", "tampered"); // not allot: the store does not know
+    assertThat(store.tables().publish(lease, table, "g1", Map.of("m1", "u1", "m2", "u2,u4"))).isEqualTo(2);
+    assertThat(raw.hgetall(table)).isEqualTo(Map.of("m1", "tampered", "m2", "u2,u4"));
+    assertThat(raw.smembers("{" + table + "}:allot:fields:g1")).containsExactlyInAnyOrder("m1", "m2");
+    assertThat(raw.hgetall("{" + table + "}:allot:owners")).isEqualTo(Map.of("m1", "g1", "m2", "g1"));
+    assertThat(raw.hgetall("{" + table + "}:allot:marks")).isEqualTo(Map.of("g1", "2"));
+    store.leadership().release(lease);
+    Lease next = store.leadership().tryAcquire(name, "d1", Duration.ofSeconds(30)).orElseThrow();
+    store.tables().publish(next, table, "g1", Map.of("m1", "u1", "m2", "u2,u4"));
+    assertThat(raw.hgetall(table)).isEqualTo(Map.of("m1", "u1", "m2", "u2,u4"));
+  }
+
   @Test
   void firstTokenIsSeededFromRedisTimeInMicroseconds() {
     long before = store.clock().timeMillis() * 1000;

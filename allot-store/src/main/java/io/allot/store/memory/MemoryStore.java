@@ -97,6 +97,8 @@ public final class MemoryStore implements Store {
   private record Guard(long incarnation, long notBeforeNanos) {}
 
   private final Safety safety;
+  /** Thread-safe on its own lock (its clock reads this store's clock). */
+  private final MemoryTaskQueues taskQueues;
 
   /** A store on {@link System#nanoTime()} with the default safety settings. */
   public MemoryStore() {
@@ -117,6 +119,8 @@ public final class MemoryStore implements Store {
     this.originNanos = nanoClock.getAsLong();
     this.originMillis = System.currentTimeMillis();
     Objects.requireNonNull(safety, "safety");
+    this.taskQueues = new MemoryTaskQueues(
+        () -> originMillis * 1000 + Math.floorDiv(nanoClock.getAsLong() - originNanos, 1000L), safety.clockMargin());
     this.safety = new Safety(safety.lostStateGuard(), safety.clockMargin(), false,
         java.util.List.of("memory: in this process only; everything is lost when it exits"));
   }
@@ -132,6 +136,7 @@ public final class MemoryStore implements Store {
       incarnation++;
       crashedAtNanos = nanoClock.getAsLong();
       if (!keepData) {
+        taskQueues.clear();
         data.clear();
         epochs.clear();
         groupFields.clear();
@@ -185,6 +190,12 @@ public final class MemoryStore implements Store {
   @Override
   public Notifications notifications() {
     return notifications;
+  }
+
+  @Override
+  public io.allot.store.queue.TaskQueue taskQueue(String name) {
+    checkOpen();
+    return taskQueues.queue(name);
   }
 
   @Override

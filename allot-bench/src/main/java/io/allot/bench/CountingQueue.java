@@ -1,0 +1,144 @@
+package io.allot.bench;
+
+import io.allot.store.queue.ClaimedTask;
+import io.allot.store.queue.NewTask;
+import io.allot.store.queue.Outcome;
+import io.allot.store.queue.QueueStats;
+import io.allot.store.queue.Task;
+import io.allot.store.queue.TaskQueue;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A {@link TaskQueue} that counts and times the calls a worker makes (claim, finish, finishAll, extend) and passes every call
+ * on unchanged: where the queue bench's time goes. Thread-safe: the counters are {@link LongAdder}s.
+ */
+final class CountingQueue implements TaskQueue {
+  private final TaskQueue delegate;
+  private final LongAdder claimCalls = new LongAdder();
+  private final LongAdder emptyClaims = new LongAdder();
+  private final LongAdder claimed = new LongAdder();
+  private final LongAdder claimNanos = new LongAdder();
+  private final LongAdder finishCalls = new LongAdder();
+  private final LongAdder finishNanos = new LongAdder();
+  private final LongAdder extendCalls = new LongAdder();
+  private final LongAdder finishedTasks = new LongAdder();
+
+  CountingQueue(TaskQueue delegate) {
+    this.delegate = delegate;
+  }
+
+  /** The counts of several queues added up. */
+  record Totals(long claimCalls, long emptyClaims, long claimed, long claimNanos, long finishCalls, long finishNanos,
+      long extendCalls, long finishedTasks) {}
+
+  static Totals sum(List<CountingQueue> queues) {
+    long a = 0;
+    long b = 0;
+    long c = 0;
+    long d = 0;
+    long e = 0;
+    long f = 0;
+    long g = 0;
+    long h = 0;
+    for (CountingQueue q : queues) {
+      a += q.claimCalls.sum();
+      b += q.emptyClaims.sum();
+      c += q.claimed.sum();
+      d += q.claimNanos.sum();
+      e += q.finishCalls.sum();
+      f += q.finishNanos.sum();
+      g += q.extendCalls.sum();
+      h += q.finishedTasks.sum();
+    }
+    return new Totals(a, b, c, d, e, f, g, h);
+  }
+
+  @Override
+  public String name() {
+    return delegate.name();
+  }
+
+  @Override
+  public int enqueue(Collection<NewTask> tasks) {
+    return delegate.enqueue(tasks);
+  }
+
+  @Override
+  public List<ClaimedTask> claim(String worker, int max, Duration lockTtl) {
+    long t0 = System.nanoTime();
+    List<ClaimedTask> got = delegate.claim(worker, max, lockTtl);
+    claimNanos.add(System.nanoTime() - t0);
+    claimCalls.increment();
+    claimed.add(got.size());
+    if (got.isEmpty()) {
+      emptyClaims.increment();
+    }
+    return got;
+  }
+
+  @Override
+  public boolean extend(String key, long token, Duration lockTtl) {
+    extendCalls.increment();
+    return delegate.extend(key, token, lockTtl);
+  }
+
+  @Override
+  public Outcome finish(String key, long token) {
+    long t0 = System.nanoTime();
+    Outcome o = delegate.finish(key, token);
+    finishNanos.add(System.nanoTime() - t0);
+    finishCalls.increment();
+    finishedTasks.increment();
+    return o;
+  }
+
+  @Override
+  public Map<String, Outcome> finishAll(Map<String, Long> tokens) {
+    long t0 = System.nanoTime();
+    Map<String, Outcome> o = delegate.finishAll(tokens);
+    finishNanos.add(System.nanoTime() - t0);
+    finishCalls.increment();
+    finishedTasks.add(tokens.size());
+    return o;
+  }
+
+  @Override
+  public Outcome fail(String key, long token, String error, Duration backoff) {
+    return delegate.fail(key, token, error, backoff);
+  }
+
+  @Override
+  public Optional<Task> get(String key) {
+    return delegate.get(key);
+  }
+
+  @Override
+  public int retry(Collection<String> keys) {
+    return delegate.retry(keys);
+  }
+
+  @Override
+  public int ignore(Collection<String> keys) {
+    return delegate.ignore(keys);
+  }
+
+  @Override
+  public void limitRate(double tasksPerSecond) {
+    delegate.limitRate(tasksPerSecond);
+  }
+
+  @Override
+  public QueueStats stats(int failures) {
+    return delegate.stats(failures);
+  }
+
+  @Override
+  public int purge(Duration age, int max) {
+    return delegate.purge(age, max);
+  }
+}

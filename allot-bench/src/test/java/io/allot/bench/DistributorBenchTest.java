@@ -1,0 +1,33 @@
+package io.allot.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.allot.testkit.TestServers;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** {@code bench distributor} in CI form: a small run on the test Redis prints every figure. */
+class DistributorBenchTest {
+
+  @Test
+  void aSmallRunPrintsEveryFigure() {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), "distributor",
+        "--members", "40", "--ping-members", "2", "--units", "800", "--events", "2", "--steady", "2",
+        "--member-ttl", "3000", "--heap", "256m", "--store", TestServers.redisUri());
+    assertThat(code).as(err.toString()).isZero();
+    assertThat(out.toString()).contains("first table published", "steady window", "% of one core", "heap: max used",
+        "registration", "affinity change", "deregistration", "death", "table write of one change");
+  }
+
+  @Test
+  void percentilesAreNearestRank() {
+    List<Long> sorted = List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+    assertThat(DistributorBench.pct(sorted, 50)).isEqualTo(5);
+    assertThat(DistributorBench.pct(sorted, 99)).isEqualTo(10);
+    assertThat(DistributorBench.pct(List.of(7L), 99)).isEqualTo(7);
+  }
+}

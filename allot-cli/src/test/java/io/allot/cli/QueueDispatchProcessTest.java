@@ -1,0 +1,77 @@
+package io.allot.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.allot.store.postgres.PostgresStore;
+import io.allot.store.postgres.PostgresUrl;
+import io.allot.store.queue.NewTask;
+import io.allot.store.queue.TaskQueue;
+import io.allot.store.queue.TaskStatus;
+import io.allot.testkit.Ports;
+import io.allot.testkit.TestServers;
+import io.allot.testkit.fleet.Fleet;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code allot queue dispatcher} pushing a PostgreSQL queue's tasks to two {@code allot queue endpoint} processes. */
+class QueueDispatchProcessTest {
+  @TempDir Path dir;
+
+  private Process start(List<Process> all, String label, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(Fleet.SMALL_JVM);
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Fleet.CLI_MAIN));
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve(label + ".out").toFile())
+        .start();
+    all.add(p);
+    return p;
+  }
+
+  @Test
+  void aDispatcherPushesEveryTaskToTheEndpointsOnce() throws Exception {
+    String schema = "allot_qd_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    String uri = TestServers.postgresUri() + (TestServers.postgresUri().contains("?") ? "&" : "?") + "allot_schema="
+        + schema;
+    List<Process> all = new ArrayList<>();
+    int n = 300;
+    try (PostgresStore store = PostgresStore.connect(uri)) {
+      TaskQueue q = store.taskQueue("pushed");
+      q.enqueue(IntStream.range(0, n).mapToObj(i -> NewTask.of("t" + i, i % 50 == 0 ? "fail-once" : "ok")).toList());
+      int p1 = Ports.free();
+      int p2 = Ports.free();
+      start(all, "e1", "queue", "endpoint", "--port", Integer.toString(p1), "--capacity", "4", "--work-ms", "2");
+      start(all, "e2", "queue", "endpoint", "--port", Integer.toString(p2), "--capacity", "4", "--work-ms", "2");
+      Path events = dir.resolve("dispatcher.events");
+      start(all, "d", "queue", "dispatcher", "-store", uri, "--queue", "pushed", "--endpoints",
+          "127.0.0.1:" + p1 + ",127.0.0.1:" + p2, "--events", events.toString(), "--lock-ttl", "5s");
+      Awaitility.await("every task finished").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+          .until(() -> q.stats(0).count(TaskStatus.FINISHED) == n);
+      List<String> done = Files.readAllLines(events).stream().filter(l -> l.contains(" done ")).toList();
+      assertThat(done).hasSize(n);
+      assertThat(done.stream().map(l -> l.split(" ")[2]).distinct().count()).isEqualTo(n);
+      assertThat(done.stream().map(l -> l.split(" ")[4]).distinct().count()).as("both endpoints worked").isEqualTo(2);
+      assertThat(Files.readAllLines(events).stream().filter(l -> l.contains(" failed ")).count()).isEqualTo(n / 50);
+    } finally {
+      for (Process p : all) {
+        p.destroyForcibly();
+      }
+      PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
+      try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties()); Statement st = c.createStatement()) {
+        st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+      }
+    }
+  }
+}

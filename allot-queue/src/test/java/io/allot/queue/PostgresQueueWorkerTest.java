@@ -1,0 +1,67 @@
+package io.allot.queue;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.allot.store.postgres.PostgresStore;
+import io.allot.store.postgres.PostgresUrl;
+import io.allot.store.queue.NewTask;
+import io.allot.store.queue.Outcome;
+import io.allot.store.queue.TaskQueue;
+import io.allot.store.queue.TaskStatus;
+import io.allot.testkit.TestServers;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Two workers, each with its own store client (as two processes), share one PostgreSQL queue. */
+class PostgresQueueWorkerTest {
+  private final String schema = "allot_qw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+
+  private String uri() {
+    String server = TestServers.postgresUri();
+    return server + (server.contains("?") ? "&" : "?") + "allot_schema=" + schema;
+  }
+
+  @AfterEach
+  void dropSchema() throws Exception {
+    PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
+    try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties()); Statement st = c.createStatement()) {
+      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+  }
+
+  @Test
+  void twoWorkersFinishEveryTaskExactlyOnce() {
+    int n = 2000;
+    List<String> accepted = Collections.synchronizedList(new ArrayList<>());
+    try (PostgresStore a = PostgresStore.connect(uri()); PostgresStore b = PostgresStore.connect(uri())) {
+      TaskQueue qa = a.taskQueue("jobs");
+      for (int i = 0; i < n; i += 500) {
+        int from = i;
+        qa.enqueue(IntStream.range(from, from + 500).mapToObj(k -> NewTask.of("t" + k)).toList());
+      }
+      CompletionListener record = (t, o, e) -> {
+        if (o == Outcome.FINISHED) {
+          accepted.add(t.key());
+        }
+      };
+      try (QueueWorker w1 = QueueWorker.builder(qa, t -> { }).listener(record).concurrency(4).batchSize(50)
+              .pollInterval(Duration.ofMillis(20)).build().start();
+          QueueWorker w2 = QueueWorker.builder(b.taskQueue("jobs"), t -> { }).listener(record).concurrency(4)
+              .batchSize(50).pollInterval(Duration.ofMillis(20)).build().start()) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> accepted.size() >= n);
+      }
+      assertThat(accepted).hasSize(n).doesNotHaveDuplicates();
+      assertThat(qa.stats(0).count(TaskStatus.FINISHED)).isEqualTo(n);
+    }
+  }
+}

@@ -1,0 +1,395 @@
+package io.allot.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.awaitility.Awaitility.await;
+
+import io.allot.store.StoreClock;
+import io.allot.store.memory.MemoryTaskQueues;
+import io.allot.store.queue.Task;
+import io.allot.store.queue.ClaimedTask;
+import io.allot.store.queue.NewTask;
+import io.allot.store.queue.Outcome;
+import io.allot.store.queue.QueueStats;
+import io.allot.store.queue.TaskLimits;
+import io.allot.store.queue.TaskQueue;
+import io.allot.store.queue.TaskQueueContractTest;
+import io.allot.store.queue.TaskStatus;
+import io.allot.testkit.TestServers;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.HashMap;
+import java.util.Optional;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * The task-queue contract on the standalone Redis of {@link TestServers#redisUri()}: two stores as two processes
+ * would have (claims through one, completions through the other), each test's queue keys deleted after it. Plus what
+ * is particular to the Redis layout: one slot per queue whatever its name, delayed tasks of high priority that must
+ * not stand in the way of due ones, full batches (Lua's unpack limit), and a benchmark run by hand
+ * ({@code -Dallot.bench=true}).
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class RedisTaskQueueTest extends TaskQueueContractTest {
+  private static final Duration LONG = Duration.ofMinutes(5);
+
+  // set before the class's tests and closed after them; JUnit runs the lifecycle methods and tests on one thread
+  RedisStore store;
+  RedisStore peer;
+  RawRedis rawRedis;
+  RedisClusterCommands<String, String> raw;
+  private boolean flip;
+  private final Set<String> queues = new HashSet<>();
+
+  /** The store URI of the server (or cluster) under test. */
+  String uri() {
+    return TestServers.redisUri();
+  }
+
+  @BeforeAll
+  void connect() {
+    store = RedisStore.connect(RedisStoreConfig.fromUri(uri()));
+    peer = RedisStore.connect(RedisStoreConfig.fromUri(uri()));
+    rawRedis = RawRedis.connect(uri());
+    raw = rawRedis.commands();
+  }
+
+  @AfterAll
+  void disconnect() {
+    for (AutoCloseable c : new AutoCloseable[] {store, peer, rawRedis}) {
+      try {
+        if (c != null) {
+          c.close();
+        }
+      } catch (Exception e) {
+        // closing in a test teardown: nothing to do
+      }
+    }
+  }
+
+  @AfterEach
+  void deleteTheQueues() {
+    for (String q : queues) {
+      raw.del(keys(q));
+    }
+    queues.clear();
+  }
+
+  @Override
+  protected TaskQueue queue(String name) {
+    flip = !flip;
+    TaskQueue q = (flip ? store : peer).taskQueue(name);
+    queues.add(name);
+    return q;
+  }
+
+  @Override
+  protected StoreClock clock() {
+    return store.clock();
+  }
+
+  static String[] keys(String queue) {
+    return TaskKeys.SUFFIXES.stream().map(s -> RedisKeys.companion("allot:q:" + queue, s)).toArray(String[]::new);
+  }
+
+  private static String randomName() {
+    return "q-" + UUID.randomUUID().toString().substring(0, 8);
+  }
+
+  @Test
+  void everyQueueHasItsKeysInOneSlotAndNamesNeverShareKeys() {
+    String id = randomName();
+    List<String> names = List.of(id, "{" + id + "}", id + ":a:b", "x{}" + id, id + "}b", "p{" + id, "{t}" + id,
+        "}{" + id + "}");
+    Set<String> all = new HashSet<>();
+    for (String name : names) {
+      String[] ks = keys(name);
+      int slot = SlotHash.getSlot(ks[0]);
+      for (String k : ks) {
+        assertThat(SlotHash.getSlot(k)).as(k).isEqualTo(slot);
+        assertThat(all.add(k)).as("key %s used by two queues", k).isTrue();
+      }
+      TaskQueue q = queue(name);
+      assertThat(q.enqueue(List.of(NewTask.of("k{1}", "d"), NewTask.of("k:2")))).isEqualTo(2);
+      assertThat(q.claim("w", 10, LONG)).extracting(ClaimedTask::key).containsExactly("k:2", "k{1}");
+      assertThat(raw.exists(ks)).as(name).isGreaterThanOrEqualTo(4);
+    }
+    assertThat(keys(id)[0]).isEqualTo("{allot:q:" + id + "}:tasks");
+  }
+
+  @Test
+  void delayedTasksOfHighPriorityDoNotStandInTheWayOfDueOnes() {
+    TaskQueue q = queue(randomName());
+    List<NewTask> later = IntStream.range(0, 500)
+        .mapToObj(i -> NewTask.of("later" + i).withPriority(10).withDelay(Duration.ofHours(1))).toList();
+    q.enqueue(later);
+    q.enqueue(List.of(NewTask.of("low").withPriority(-3), NewTask.of("mid").withPriority(2)));
+    assertThat(q.claim("w", 1, LONG)).extracting(ClaimedTask::key).containsExactly("mid");
+    assertThat(q.claim("w", 10, LONG)).extracting(ClaimedTask::key).containsExactly("low");
+    assertThat(q.claim("w", 10, LONG)).isEmpty();
+    QueueStats s = q.stats(0);
+    assertThat(s.count(TaskStatus.TODO)).isEqualTo(500);
+    assertThat(s.count(TaskStatus.PROCESSING)).isEqualTo(2);
+  }
+
+  @Test
+  void aFullBatchIsOneCallEachWay() {
+    TaskQueue q = queue(randomName());
+    List<NewTask> ts = IntStream.range(0, TaskLimits.MAX_BATCH).mapToObj(i -> NewTask.of("k" + i, "d" + i)).toList();
+    assertThat(q.enqueue(ts)).isEqualTo(TaskLimits.MAX_BATCH);
+    assertThat(q.enqueue(ts)).isZero();
+    List<ClaimedTask> cs = q.claim("w", TaskLimits.MAX_BATCH, LONG);
+    assertThat(cs).hasSize(TaskLimits.MAX_BATCH);
+    assertThat(cs.stream().map(ClaimedTask::key).distinct().count()).isEqualTo(TaskLimits.MAX_BATCH);
+    assertThat(q.retry(cs.stream().map(ClaimedTask::key).toList())).isEqualTo(TaskLimits.MAX_BATCH);
+    assertThat(q.ignore(cs.stream().map(ClaimedTask::key).toList())).isEqualTo(TaskLimits.MAX_BATCH);
+    assertThat(q.purge(Duration.ZERO, TaskLimits.MAX_BATCH)).isEqualTo(TaskLimits.MAX_BATCH);
+    assertThat(q.stats(0).total()).isZero();
+    assertThat(raw.exists(keys(q.name()))).as("only the counts hash is left").isEqualTo(1);
+  }
+
+  @Test
+  void anExpiredLockRunsAgainInOrderOfItsExpiryAndItsTaskKeepsItsData() {
+    TaskQueue q = queue(randomName());
+    q.enqueue(NewTask.of("a", "data-a").withPriority(1));
+    ClaimedTask a = q.claim("w", 1, Duration.ofMillis(50)).get(0);
+    q.enqueue(NewTask.of("b", "data-b"));
+    long runnableAt = a.lockedUntilMillis() + store.safety().clockMargin().toMillis();
+    await().atMost(PATIENCE).until(() -> clock().timeMillis() > runnableAt);
+    // a (priority 1) is runnable again and comes before b (priority 0)
+    List<ClaimedTask> again = q.claim("w2", 1, LONG);
+    assertThat(again).extracting(ClaimedTask::key, ClaimedTask::data, ClaimedTask::attempt)
+        .containsExactly(tuple("a", "data-a", 2));
+    assertThat(q.extend("a", again.get(0).token(), LONG)).isTrue();
+    assertThat(q.fail("a", again.get(0).token(), "", Duration.ZERO)).isEqualTo(Outcome.RETRY_SCHEDULED);
+    assertThat(q.get("a").orElseThrow().lastError()).isEmpty();
+    assertThat(q.claim("w", 5, LONG)).extracting(ClaimedTask::key).containsExactly("a", "b");
+    assertThat(q.stats(0).count(TaskStatus.PROCESSING)).isEqualTo(2);
+  }
+
+  /**
+   * Random sequences of every operation give the same answers and leave the same tasks as the memory store's queue
+   * (the reference), seed by seed. Locks are long and backoffs zero, so both clocks order the events alike.
+   */
+  @Test
+  void behavesAsTheMemoryReferenceUnderRandomOperations() {
+    for (long seed = 1; seed <= 6; seed++) {
+      Random rnd = new Random(seed);
+      AtomicLong micros = new AtomicLong(System.currentTimeMillis() * 1000);
+      TaskQueue mem = new MemoryTaskQueues(() -> micros.addAndGet(1000), Duration.ofMillis(200)).queue("model");
+      TaskQueue red = queue(randomName());
+      List<String> keys = IntStream.range(0, 16).mapToObj(i -> "k" + i).toList();
+      Map<String, List<long[]>> tokens = new HashMap<>(); // key -> (memory token, redis token), oldest first
+      for (int step = 0; step < 250; step++) {
+        String at = "seed " + seed + " step " + step;
+        String key = keys.get(rnd.nextInt(keys.size()));
+        List<long[]> held = tokens.getOrDefault(key, List.of());
+        long[] tok = held.isEmpty() ? new long[] {1, 1} : held.get(rnd.nextInt(4) == 0 ? 0 : held.size() - 1);
+        switch (rnd.nextInt(9)) {
+          case 0, 1 -> {
+            List<NewTask> ts = new ArrayList<>();
+            for (String k : keys) {
+              if (rnd.nextInt(4) == 0) {
+                ts.add(NewTask.of(k, "d-" + k + "-" + step).withPriority(rnd.nextInt(5) - 2)
+                    .withMaxAttempts(1 + rnd.nextInt(3)));
+              }
+            }
+            assertThat(red.enqueue(ts)).as(at).isEqualTo(mem.enqueue(ts));
+          }
+          case 2, 3 -> {
+            int max = 1 + rnd.nextInt(5);
+            List<ClaimedTask> m = mem.claim("w", max, LONG);
+            List<ClaimedTask> r = red.claim("w", max, LONG);
+            assertThat(r).as(at).extracting(ClaimedTask::key, ClaimedTask::data, ClaimedTask::attempt,
+                ClaimedTask::maxAttempts).containsExactlyElementsOf(m.stream()
+                .map(c -> tuple(c.key(), c.data(), c.attempt(), c.maxAttempts())).toList());
+            for (int i = 0; i < m.size(); i++) {
+              tokens.computeIfAbsent(m.get(i).key(), k -> new ArrayList<>())
+                  .add(new long[] {m.get(i).token(), r.get(i).token()});
+            }
+          }
+          case 4 -> assertThat(red.finish(key, tok[1])).as(at).isEqualTo(mem.finish(key, tok[0]));
+          case 5 -> assertThat(red.fail(key, tok[1], "err " + step, Duration.ZERO)).as(at)
+              .isEqualTo(mem.fail(key, tok[0], "err " + step, Duration.ZERO));
+          case 6 -> assertThat(red.extend(key, tok[1], LONG)).as(at).isEqualTo(mem.extend(key, tok[0], LONG));
+          case 7 -> {
+            List<String> some = keys.stream().filter(k -> rnd.nextInt(5) == 0).toList();
+            if (rnd.nextBoolean()) {
+              assertThat(red.retry(some)).as(at).isEqualTo(mem.retry(some));
+            } else {
+              assertThat(red.ignore(some)).as(at).isEqualTo(mem.ignore(some));
+            }
+          }
+          default -> {
+            if (rnd.nextInt(4) == 0) {
+              assertThat(red.purge(Duration.ZERO, 100)).as(at).isEqualTo(mem.purge(Duration.ZERO, 100));
+            }
+          }
+        }
+        QueueStats ms = mem.stats(100);
+        QueueStats rs = red.stats(100);
+        assertThat(rs.counts()).as(at).isEqualTo(ms.counts());
+        assertThat(rs.oldestTodoMillis().isPresent()).as(at).isEqualTo(ms.oldestTodoMillis().isPresent());
+        assertThat(rs.failures()).as(at).extracting(Task::key)
+            .containsExactlyInAnyOrderElementsOf(ms.failures().stream().map(Task::key).toList());
+        for (String k : keys) {
+          Optional<Task> m = mem.get(k);
+          Optional<Task> r = red.get(k);
+          assertThat(r.isPresent()).as(at + " " + k).isEqualTo(m.isPresent());
+          m.ifPresent(t -> assertThat(r.orElseThrow()).as(at + " " + k)
+              .extracting(Task::status, Task::data, Task::priority, Task::attempts, Task::maxAttempts,
+                  Task::lockedBy, Task::lastError)
+              .containsExactly(t.status(), t.data(), t.priority(), t.attempts(), t.maxAttempts(), t.lockedBy(),
+                  t.lastError()));
+        }
+      }
+    }
+  }
+
+  /**
+   * Claim and finish throughput, and batched enqueue, printed (not asserted). Run by hand:
+   * {@code ./mvnw -B -o test -pl allot-store-redis -Dtest='RedisTaskQueueTest#benchmark' -Dallot.bench=true}.
+   */
+  @Test
+  @EnabledIfSystemProperty(named = "allot.bench", matches = "true")
+  void benchmark() throws Exception {
+    int total = Integer.getInteger("allot.bench.tasks", 200_000);
+    int threads = Integer.getInteger("allot.bench.threads", 8);
+    int claimBatch = Integer.getInteger("allot.bench.claim", 100);
+    int enqueueBatch = 1000;
+    for (int round = 0; round < 4; round++) {
+      boolean batchedFinish = round % 2 == 1;
+      double roundTrips = roundTripsPerSecond(threads, total / 2);
+      TaskQueue q = queue(randomName());
+      String data = "{\"to\":\"someone@example.org\",\"n\":12345}";
+      long memoryBefore = usedMemory();
+      long scriptsBefore = scriptMicros();
+      long t0 = System.nanoTime();
+      for (int i = 0; i < total; i += enqueueBatch) {
+        int from = i;
+        q.enqueue(IntStream.range(from, Math.min(total, from + enqueueBatch))
+            .mapToObj(k -> NewTask.of("task-" + k, data)).toList());
+      }
+      double enqueueSecs = (System.nanoTime() - t0) / 1e9;
+      long enqueueServerMicros = scriptMicros() - scriptsBefore;
+      long memoryQueued = usedMemory() - memoryBefore;
+      long runScriptsBefore = scriptMicros();
+      AtomicLong done = new AtomicLong();
+      ConcurrentLinkedQueue<String> errors = new ConcurrentLinkedQueue<>();
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
+      long t1 = System.nanoTime();
+      List<Future<?>> fs = new ArrayList<>();
+      for (int w = 0; w < threads; w++) {
+        TaskQueue mine = (w % 2 == 0 ? store : peer).taskQueue(q.name());
+        String worker = "bench-" + w;
+        fs.add(pool.submit(() -> {
+          List<ClaimedTask> got;
+          while (!(got = mine.claim(worker, claimBatch, LONG)).isEmpty()) {
+            if (batchedFinish) {
+              java.util.Map<String, Long> report = new java.util.LinkedHashMap<>();
+              got.forEach(c -> report.put(c.key(), c.token()));
+              mine.finishAll(report).forEach((k, o) -> {
+                if (o != Outcome.FINISHED) {
+                  errors.add(k);
+                }
+              });
+            } else {
+              for (ClaimedTask c : got) {
+                if (mine.finish(c.key(), c.token()) != Outcome.FINISHED) {
+                  errors.add(c.key());
+                }
+              }
+            }
+            done.addAndGet(got.size());
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+      double runSecs = (System.nanoTime() - t1) / 1e9;
+      long runServerMicros = scriptMicros() - runScriptsBefore;
+      long memoryFinished = usedMemory() - memoryBefore;
+      pool.shutdown();
+      assertThat(errors).isEmpty();
+      assertThat(done.get()).isEqualTo(total);
+      System.out.printf(Locale.ROOT, "task-queue bench on %s (round %d): enqueue %d in batches of %d: %.0f tasks/s;"
+          + " claim %d + %s, %d threads: %.0f tasks/s; baseline TIME round trips, %d threads: %.0f/s"
+          + " (claim+finish = %.2f of it)%n", store.describe(), round + 1, total, enqueueBatch, total / enqueueSecs,
+          claimBatch, batchedFinish ? "finishAll" : "finish each", threads,
+          total / runSecs, threads, roundTrips, total / runSecs / roundTrips);
+      System.out.printf(Locale.ROOT, "  Redis time in scripts per task: enqueue %.1f µs, claim+finish %.1f µs;"
+          + " Redis memory per task (%d-byte keys and data): queued %d bytes, finished %d bytes%n",
+          (double) enqueueServerMicros / total, (double) runServerMicros / total, "task-100000".length() + data.length(),
+          memoryQueued / total, memoryFinished / total);
+      raw.del(keys(q.name()));
+    }
+  }
+
+  /** The microseconds Redis spent in EVAL and EVALSHA so far (standalone: the server; Cluster: the seed node). */
+  private long scriptMicros() {
+    long sum = 0;
+    for (String line : raw.info("commandstats").split("\\R")) {
+      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+        for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
+          if (part.startsWith("usec=")) {
+            sum += Long.parseLong(part.substring(5));
+          }
+        }
+      }
+    }
+    return sum;
+  }
+
+  /** Redis's {@code used_memory} (standalone: the server; Cluster: the seed node). */
+  private long usedMemory() {
+    return raw.info("memory").lines().filter(l -> l.startsWith("used_memory:"))
+        .mapToLong(l -> Long.parseLong(l.substring(12).trim())).findFirst().orElse(0);
+  }
+
+  /** The baseline: {@code n} plain {@code TIME} round trips over {@code threads} threads and both stores, per s. */
+  private double roundTripsPerSecond(int threads, int n) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      long t0 = System.nanoTime();
+      List<Future<?>> fs = new ArrayList<>();
+      for (int w = 0; w < threads; w++) {
+        StoreClock c = (w % 2 == 0 ? store : peer).clock();
+        fs.add(pool.submit(() -> {
+          for (int i = 0; i < n / threads; i++) {
+            c.timeMillis();
+          }
+          return null;
+        }));
+      }
+      for (Future<?> f : fs) {
+        f.get();
+      }
+      return (n / threads * threads) / ((System.nanoTime() - t0) / 1e9);
+    } finally {
+      pool.shutdown();
+    }
+  }
+}
