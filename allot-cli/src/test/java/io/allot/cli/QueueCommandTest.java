@@ -3,39 +3,30 @@ package io.allot.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.postgres.PostgresStore;
-import io.allot.store.postgres.PostgresUrl;
 import io.allot.store.queue.ClaimedTask;
 import io.allot.store.queue.TaskQueue;
 import io.allot.store.queue.TaskStatus;
-import io.allot.testkit.TestServers;
+import io.allot.testkit.PostgresSchema;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code allot queue enqueue|stats|retry|ignore} against PostgreSQL (a schema of the test's own). */
 class QueueCommandTest {
-  private final String schema = "allot_qc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+  private final PostgresSchema schema = PostgresSchema.create("allot_qc");
   @TempDir Path dir;
 
   private String uri() {
-    String server = TestServers.postgresUri();
-    return server + (server.contains("?") ? "&" : "?") + "allot_schema=" + schema;
+    return schema.uri();
   }
 
   @AfterEach
-  void dropSchema() throws Exception {
-    PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-    try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties()); Statement st = c.createStatement()) {
-      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-    }
+  void dropSchema() {
+    schema.close();
   }
 
   @Test

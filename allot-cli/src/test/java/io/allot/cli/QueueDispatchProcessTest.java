@@ -3,22 +3,17 @@ package io.allot.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.postgres.PostgresStore;
-import io.allot.store.postgres.PostgresUrl;
 import io.allot.store.queue.NewTask;
 import io.allot.store.queue.TaskQueue;
 import io.allot.store.queue.TaskStatus;
 import io.allot.testkit.Ports;
-import io.allot.testkit.TestServers;
+import io.allot.testkit.PostgresSchema;
 import io.allot.testkit.fleet.Fleet;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
@@ -42,9 +37,8 @@ class QueueDispatchProcessTest {
 
   @Test
   void aDispatcherPushesEveryTaskToTheEndpointsOnce() throws Exception {
-    String schema = "allot_qd_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    String uri = TestServers.postgresUri() + (TestServers.postgresUri().contains("?") ? "&" : "?") + "allot_schema="
-        + schema;
+    PostgresSchema schema = PostgresSchema.create("allot_qd");
+    String uri = schema.uri();
     List<Process> all = new ArrayList<>();
     int n = 300;
     try (PostgresStore store = PostgresStore.connect(uri)) {
@@ -68,10 +62,7 @@ class QueueDispatchProcessTest {
       for (Process p : all) {
         p.destroyForcibly();
       }
-      PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-      try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties()); Statement st = c.createStatement()) {
-        st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-      }
+      schema.close();
     }
   }
 }

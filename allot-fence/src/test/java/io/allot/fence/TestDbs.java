@@ -1,10 +1,8 @@
 package io.allot.fence;
 
+import io.allot.testkit.PostgresSchema;
 import io.allot.testkit.TestServers;
 import io.lettuce.core.RedisURI;
-import java.net.URI;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -20,26 +18,9 @@ final class TestDbs {
 
   private TestDbs() {}
 
-  /** TestServers' PostgreSQL ({@code postgresql://user[:password]@host:port/db?params}) as a JDBC URL. */
+  /** TestServers' PostgreSQL as a JDBC URL. */
   static String postgresJdbcUrl() {
-    URI u = URI.create(TestServers.postgresUri());
-    StringBuilder jdbc = new StringBuilder("jdbc:postgresql://").append(u.getHost());
-    if (u.getPort() > 0) {
-      jdbc.append(':').append(u.getPort());
-    }
-    jdbc.append(u.getRawPath() == null || u.getRawPath().isEmpty() ? "/" : u.getRawPath());
-    List<String> params = new ArrayList<>();
-    if (u.getUserInfo() != null) {
-      String[] userPassword = u.getUserInfo().split(":", 2);
-      params.add("user=" + enc(userPassword[0]));
-      if (userPassword.length == 2) {
-        params.add("password=" + enc(userPassword[1]));
-      }
-    }
-    if (u.getRawQuery() != null) {
-      params.add(u.getRawQuery());
-    }
-    return params.isEmpty() ? jdbc.toString() : jdbc + "?" + String.join("&", params);
+    return PostgresSchema.serverJdbcUrl();
   }
 
   static Connection postgres() throws SQLException {
@@ -75,7 +56,4 @@ final class TestDbs {
     return seeds;
   }
 
-  private static String enc(String s) {
-    return URLEncoder.encode(java.net.URLDecoder.decode(s, StandardCharsets.UTF_8), StandardCharsets.UTF_8);
-  }
 }

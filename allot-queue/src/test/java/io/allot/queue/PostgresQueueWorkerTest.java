@@ -4,39 +4,30 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.allot.store.postgres.PostgresStore;
-import io.allot.store.postgres.PostgresUrl;
 import io.allot.store.queue.NewTask;
 import io.allot.store.queue.Outcome;
 import io.allot.store.queue.TaskQueue;
 import io.allot.store.queue.TaskStatus;
-import io.allot.testkit.TestServers;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
+import io.allot.testkit.PostgresSchema;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Two workers, each with its own store client (as two processes), share one PostgreSQL queue. */
 class PostgresQueueWorkerTest {
-  private final String schema = "allot_qw_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+  private final PostgresSchema schema = PostgresSchema.create("allot_qw");
 
   private String uri() {
-    String server = TestServers.postgresUri();
-    return server + (server.contains("?") ? "&" : "?") + "allot_schema=" + schema;
+    return schema.uri();
   }
 
   @AfterEach
-  void dropSchema() throws Exception {
-    PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-    try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties()); Statement st = c.createStatement()) {
-      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-    }
+  void dropSchema() {
+    schema.close();
   }
 
   @Test

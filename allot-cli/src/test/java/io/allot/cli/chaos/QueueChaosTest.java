@@ -4,20 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Store;
 import io.allot.store.Stores;
-import io.allot.store.postgres.PostgresUrl;
 import io.allot.store.queue.NewTask;
 import io.allot.store.queue.Task;
 import io.allot.store.queue.TaskQueue;
 import io.allot.store.queue.TaskStatus;
 import io.allot.testkit.Signals;
+import io.allot.testkit.PostgresSchema;
 import io.allot.testkit.TestServers;
 import io.allot.testkit.fleet.Fleet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -64,9 +61,8 @@ class QueueChaosTest {
   void everyTaskEndsAsItsHandlerDictatesWithOneAcceptedCompletion(String kind) throws Exception {
     long seed = Long.getLong("allot.queuechaos.seed", System.nanoTime());
     Random rnd = new Random(seed);
-    String schema = "allot_qchaos_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    String uri = kind.equals("redis") ? TestServers.redisUri()
-        : TestServers.postgresUri() + (TestServers.postgresUri().contains("?") ? "&" : "?") + "allot_schema=" + schema;
+    PostgresSchema schema = kind.equals("redis") ? null : PostgresSchema.create("allot_qchaos");
+    String uri = kind.equals("redis") ? TestServers.redisUri() : schema.uri();
     String queueName = "chaos-" + UUID.randomUUID().toString().substring(0, 8);
     System.out.printf("queue chaos on %s: %d tasks, %d s, seed %d (replay with -Dallot.queuechaos.seed=%d), files in %s%n",
         kind, TASKS, SECONDS, seed, seed, dir);
@@ -159,12 +155,8 @@ class QueueChaosTest {
       for (Process p : all) {
         p.destroyForcibly();
       }
-      if (kind.equals("postgresql")) {
-        PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-        try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties());
-            Statement st = c.createStatement()) {
-          st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-        }
+      if (schema != null) {
+        schema.close();
       }
     }
   }

@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Store;
 import io.allot.store.Stores;
-import io.allot.store.postgres.PostgresUrl;
 import io.allot.testkit.Ports;
+import io.allot.testkit.PostgresSchema;
 import io.allot.testkit.TestServers;
 import io.allot.testkit.fleet.Fleet;
 import io.allot.testkit.overlap.OverlapChecker;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -59,23 +56,14 @@ class SoakTest {
     Random rnd = new Random(seed);
     String prefix = "soak-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     // on PostgreSQL a schema of the run's own (dropped afterwards): the server may hold other allot versions' schemas
-    String schema = "allot_soak_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    String uri = storeKind.equals("redis") ? TestServers.redisUri()
-        : TestServers.postgresUri() + (TestServers.postgresUri().contains("?") ? "&" : "?") + "allot_schema=" + schema;
+    PostgresSchema schema = storeKind.equals("redis") ? null : PostgresSchema.create("allot_soak");
+    String uri = storeKind.equals("redis") ? TestServers.redisUri() : schema.uri();
     try {
       soak(storeKind, uri, seed, rnd, prefix);
     } finally {
-      if (!storeKind.equals("redis")) {
-        dropSchema(schema);
+      if (schema != null) {
+        schema.close();
       }
-    }
-  }
-
-  private static void dropSchema(String schema) throws Exception {
-    PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-    try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties());
-        Statement st = c.createStatement()) {
-      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
   }
 

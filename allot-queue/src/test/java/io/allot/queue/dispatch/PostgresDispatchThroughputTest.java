@@ -6,7 +6,6 @@ import io.allot.store.queue.NewTask;
 import io.allot.store.queue.TaskQueue;
 import io.allot.store.queue.TaskStatus;
 import java.time.Duration;
-import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -31,8 +30,8 @@ class PostgresDispatchThroughputTest {
   }
 
   private static double run(int n, int capacity, boolean dispatch) throws Exception {
-    String schema = "allot_qdb_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    try (PostgresStore store = PostgresStore.connect(PostgresTaskDispatcherTest.uri(schema))) {
+    io.allot.testkit.PostgresSchema schema = io.allot.testkit.PostgresSchema.create("allot_qdb");
+    try (PostgresStore store = PostgresStore.connect(schema.uri())) {
       TaskQueue q = store.taskQueue("bench");
       for (int i = 0; i < n; i += 1000) {
         int from = i;
@@ -59,7 +58,7 @@ class PostgresDispatchThroughputTest {
       }
       return n / (t0 / 1e9);
     } finally {
-      PostgresTaskDispatcherTest.dropSchema(schema);
+      schema.close();
     }
   }
 

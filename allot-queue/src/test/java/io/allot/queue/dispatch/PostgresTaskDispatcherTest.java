@@ -4,20 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.allot.store.postgres.PostgresStore;
-import io.allot.store.postgres.PostgresUrl;
+import io.allot.testkit.PostgresSchema;
 import io.allot.store.queue.NewTask;
 import io.allot.store.queue.Outcome;
 import io.allot.store.queue.TaskQueue;
 import io.allot.store.queue.TaskStatus;
-import io.allot.testkit.TestServers;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.UUID;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -27,23 +22,11 @@ import org.junit.jupiter.api.Test;
  * the queue's tasks to two endpoints; the leader is closed half way and the standby finishes the queue.
  */
 class PostgresTaskDispatcherTest {
-  private final String schema = "allot_qd_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-
-  static String uri(String schema) {
-    String server = TestServers.postgresUri();
-    return server + (server.contains("?") ? "&" : "?") + "allot_schema=" + schema;
-  }
-
-  static void dropSchema(String schema) throws Exception {
-    PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-    try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties()); Statement st = c.createStatement()) {
-      st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-    }
-  }
+  private final PostgresSchema schema = PostgresSchema.create("allot_qd");
 
   @AfterEach
-  void drop() throws Exception {
-    dropSchema(schema);
+  void drop() {
+    schema.close();
   }
 
   @Test
@@ -55,7 +38,7 @@ class PostgresTaskDispatcherTest {
         finished.add(t.key());
       }
     };
-    try (PostgresStore a = PostgresStore.connect(uri(schema)); PostgresStore b = PostgresStore.connect(uri(schema));
+    try (PostgresStore a = PostgresStore.connect(schema.uri()); PostgresStore b = PostgresStore.connect(schema.uri());
         EndpointServer e1 = new EndpointServer(TaskEndpoint.builder(t -> { }).capacity(8).endpointId("e1").build());
         EndpointServer e2 = new EndpointServer(TaskEndpoint.builder(t -> { }).capacity(8).endpointId("e2").build())) {
       TaskQueue qa = a.taskQueue("jobs");

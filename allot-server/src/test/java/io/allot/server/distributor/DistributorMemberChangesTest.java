@@ -9,12 +9,9 @@ import io.allot.store.MemberMeta;
 import io.allot.store.Membership;
 import io.allot.store.Store;
 import io.allot.store.Stores;
-import io.allot.store.postgres.PostgresUrl;
+import io.allot.testkit.PostgresSchema;
 import io.allot.testkit.TestServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,9 +31,8 @@ class DistributorMemberChangesTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"redis", "postgresql"})
   void memberChangesArePublishedWithoutWaitingForThePoll(String kind) throws Exception {
-    String schema = "allot_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-    String uri = kind.equals("redis") ? TestServers.redisUri()
-        : TestServers.postgresUri() + (TestServers.postgresUri().contains("?") ? "&" : "?") + "allot_schema=" + schema;
+    PostgresSchema schema = kind.equals("redis") ? null : PostgresSchema.create("allot_test");
+    String uri = kind.equals("redis") ? TestServers.redisUri() : schema.uri();
     String p = "test-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     String group = p + "services";
     String units = p + "units";
@@ -83,12 +79,8 @@ class DistributorMemberChangesTest {
       }
       members.deregister(a, sa);
     } finally {
-      if (!kind.equals("redis")) {
-        PostgresUrl u = PostgresUrl.parse(TestServers.postgresUri());
-        try (Connection c = DriverManager.getConnection(u.jdbcUrl(), u.properties());
-            Statement st = c.createStatement()) {
-          st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
-        }
+      if (schema != null) {
+        schema.close();
       }
     }
   }
