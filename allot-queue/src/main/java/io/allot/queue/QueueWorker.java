@@ -18,9 +18,12 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -259,40 +262,49 @@ public final class QueueWorker implements AutoCloseable {
     }
     handleTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     ctx.completing(); // the extender leaves it alone from now: a refused extension would only mean it is reported
-    if (error == null) {
-      // reported asynchronously, so this handler thread takes the next task and finishes batch up (finishAll); the
-      // task keeps its slot until the store answered
-      finishAsync(ctx, false, 50);
-      return;
-    }
-    Outcome outcome = Outcome.REJECTED;
-    try {
-      outcome = complete(ctx, error);
-    } finally {
-      ended(ctx, outcome, error);
-    }
+    // reported asynchronously (finishes batch up with other handlers' through finishAll; a retry against an
+    // unreachable store is scheduled, never slept on), so this handler thread takes the next task; the task keeps
+    // its slot until the store answered
+    report(ctx, error, false, 50);
   }
 
-  /** Finishes through the batcher; on an unreachable store retries (from the extender's thread) while the lock may hold. */
-  private void finishAsync(TaskContext ctx, boolean uncertain, long pauseMillis) {
+  /**
+   * Reports the attempt's result: {@code finish} through the batcher, or {@code fail} with the backoff. While the
+   * store is unreachable and the lock may still hold, retries from the extender's thread after a doubling pause; a
+   * report refused after an earlier try may have been applied is checked against the stored task.
+   */
+  private void report(TaskContext ctx, Throwable error, boolean uncertain, long pauseMillis) {
     long t0 = System.nanoTime();
-    finisher.submit(ctx.key(), ctx.token()).whenComplete((o, e) -> {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    CompletableFuture<Outcome> call = error == null ? finisher.submit(ctx.key(), ctx.token()) : fail(ctx, error);
+    call.whenComplete((o, e) -> {
+      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
       if (cause == null) {
         completeTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        ended(ctx, o == Outcome.REJECTED && uncertain ? appliedEarlier(ctx, true).orElse(Outcome.REJECTED) : o, null);
+        Outcome outcome = o == Outcome.REJECTED && uncertain
+            ? appliedEarlier(ctx, error == null).orElse(Outcome.REJECTED) : o;
+        ended(ctx, outcome, error);
       } else if (cause instanceof StoreUnavailableException && !ctx.lockLost() && !extender.isShutdown()) {
         try {
-          extender.schedule(() -> finishAsync(ctx, true, Math.min(1000, pauseMillis * 2)), pauseMillis,
+          extender.schedule(() -> report(ctx, error, true, Math.min(1000, pauseMillis * 2)), pauseMillis,
               TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException closing) {
-          ended(ctx, Outcome.REJECTED, null);
+        } catch (RejectedExecutionException closing) {
+          ended(ctx, Outcome.REJECTED, error);
         }
       } else {
         log.warn("queue {}: could not report {}: {}", queue.name(), ctx, cause.toString());
-        ended(ctx, Outcome.REJECTED, null);
+        ended(ctx, Outcome.REJECTED, error);
       }
     });
+  }
+
+  /** {@link TaskQueue#fail} with the backoff for this attempt, as a completed future. */
+  private CompletableFuture<Outcome> fail(TaskContext ctx, Throwable error) {
+    try {
+      return CompletableFuture.completedFuture(
+          queue.fail(ctx.key(), ctx.token(), describe(error), backoff.after(ctx.attempt())));
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   /** The attempt is over: its slot is free, its outcome counted and told. */
@@ -316,41 +328,6 @@ public final class QueueWorker implements AutoCloseable {
     }
     synchronized (drained) {
       drained.notifyAll();
-    }
-  }
-
-  /**
-   * Reports a failed attempt; retries while the store is unreachable and the lock may still hold. A retry that is
-   * refused after an earlier try may have been applied is checked against the stored task.
-   */
-  private Outcome complete(TaskContext ctx, Throwable error) {
-    String message = describe(error);
-    Duration wait = backoff.after(ctx.attempt());
-    boolean uncertain = false;
-    long pause = 50;
-    while (true) {
-      long t0 = System.nanoTime();
-      try {
-        Outcome o = queue.fail(ctx.key(), ctx.token(), message, wait);
-        completeTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        if (o == Outcome.REJECTED && uncertain) {
-          return appliedEarlier(ctx, false).orElse(Outcome.REJECTED);
-        }
-        return o;
-      } catch (StoreUnavailableException e) {
-        uncertain = true;
-        if (ctx.lockLost()) {
-          log.warn("queue {}: could not report {} before its lock ran out: {}", queue.name(), ctx, e.getMessage());
-          return Outcome.REJECTED;
-        }
-        try {
-          Thread.sleep(pause); // a backoff between retries against an unreachable store, not a wait for a condition
-        } catch (InterruptedException ie) {
-          Thread.currentThread().interrupt();
-          return Outcome.REJECTED;
-        }
-        pause = Math.min(1000, pause * 2);
-      }
     }
   }
 

@@ -66,9 +66,8 @@ class PostgresDispatchThroughputTest {
     return System.nanoTime() - t0;
   }
 
-  private static void waitDone(TaskQueue q, int n) throws InterruptedException {
-    while (q.stats(0).count(TaskStatus.FINISHED) < n) {
-      Thread.sleep(20);
-    }
+  private static void waitDone(TaskQueue q, int n) {
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofMinutes(10))
+        .pollInterval(java.time.Duration.ofMillis(20)).until(() -> q.stats(0).count(TaskStatus.FINISHED) >= n);
   }
 }
