@@ -17,12 +17,13 @@ package io.allot.store;
  *   <tr><td>{@link Notifications}</td><td>change hints on {@link Topic}s (pub/sub; never a log)</td><td>store</td></tr>
  *   <tr><td>{@link SeedKeys}</td><td>the original distributor's Redis layout: services lists, units list, distribution hash</td><td>key</td></tr>
  *   <tr><td>{@link io.allot.store.queue.TaskQueue}</td><td>finite tasks: enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
+ *   <tr><td>{@link io.allot.store.spec.TaskSpecs}</td><td>long-running task specs: name, arguments, cost, desired state, the run and its faults</td><td>pool</td></tr>
  * </table>
  *
  * <p>Role views are cheap, thread-safe and stay valid until the store is closed; a pool-scoped view checks the pool
  * name when it is made ({@link IllegalArgumentException} naming it). Roles have no default methods, so a decorator
  * (fault injection, metrics) must implement every method: when a role grows, the decorator stops compiling instead
- * of silently skipping the new method. New storage needs (task queues, task specs) come as new roles.
+ * of silently skipping the new method. New storage needs come as new roles.
  *
  * <h2>Failures</h2>
  * An unreachable or timed-out store raises {@link StoreUnavailableException}; a write that failed that way may or may
@@ -73,6 +74,13 @@ public interface Store extends AutoCloseable {
    *     io.allot.store.queue.TaskLimits#checkQueue})
    */
   io.allot.store.queue.TaskQueue taskQueue(String name);
+
+  /**
+   * The long-running task specs of {@code pool}.
+   *
+   * @throws IllegalArgumentException if the pool name is empty
+   */
+  io.allot.store.spec.TaskSpecs taskSpecs(String pool);
 
   /** Closes connections and stops notification delivery; later calls fail with {@link IllegalStateException}. */
   @Override

@@ -24,6 +24,8 @@ public record Topic(Kind kind, String name) {
      * Redis subscribers also get the key's keyspace notifications when the server has them on.
      */
     KEY("allot:changes:"),
+    /** A long-running task spec of the pool changed; message: the task name. Channel {@code allot:specs:<pool>}. */
+    TASK_SPECS("allot:specs:"),
     /** An application channel, used verbatim. */
     NAMED("");
 
@@ -54,6 +56,11 @@ public record Topic(Kind kind, String name) {
   /** Unit releases in {@code pool}. */
   public static Topic releases(String pool) {
     return new Topic(Kind.RELEASES, pool);
+  }
+
+  /** Changes of the long-running task specs of {@code pool}. */
+  public static Topic taskSpecs(String pool) {
+    return new Topic(Kind.TASK_SPECS, pool);
   }
 
   /** Changes of the seed key {@code key}. */

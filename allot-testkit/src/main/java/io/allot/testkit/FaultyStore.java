@@ -181,6 +181,12 @@ public final class FaultyStore implements Store {
     return new FaultyTaskQueue(delegate.taskQueue(name));
   }
 
+  /** The specs, with faults applied to every call ({@code taskSpecs.<method>}). */
+  @Override
+  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+    return new FaultyTaskSpecs(delegate.taskSpecs(pool));
+  }
+
   @Override
   public void close() {
     mode(Mode.UP); // release hanging callers
@@ -519,6 +525,73 @@ public final class FaultyStore implements Store {
     public int purge(Duration age, int max) {
       before("taskQueue.purge");
       return d.purge(age, max);
+    }
+  }
+
+  private final class FaultyTaskSpecs implements io.allot.store.spec.TaskSpecs {
+    private final io.allot.store.spec.TaskSpecs d;
+
+    FaultyTaskSpecs(io.allot.store.spec.TaskSpecs d) {
+      this.d = d;
+    }
+
+    @Override
+    public String pool() {
+      return d.pool();
+    }
+
+    @Override
+    public io.allot.store.spec.Created create(String name, String args, int cost) {
+      before("taskSpecs.create");
+      return d.create(name, args, cost);
+    }
+
+    @Override
+    public java.util.Optional<io.allot.store.spec.TaskSpec> update(String name, String args, int cost) {
+      before("taskSpecs.update");
+      return d.update(name, args, cost);
+    }
+
+    @Override
+    public java.util.Optional<io.allot.store.spec.TaskSpec> delete(String name) {
+      before("taskSpecs.delete");
+      return d.delete(name);
+    }
+
+    @Override
+    public java.util.Optional<io.allot.store.spec.TaskSpec> get(String name) {
+      before("taskSpecs.get");
+      return d.get(name);
+    }
+
+    @Override
+    public List<io.allot.store.spec.TaskSpec> list() {
+      before("taskSpecs.list");
+      return d.list();
+    }
+
+    @Override
+    public long version() {
+      before("taskSpecs.version");
+      return d.version();
+    }
+
+    @Override
+    public boolean started(String name, io.allot.store.spec.TaskRun run) {
+      before("taskSpecs.started");
+      return d.started(name, run);
+    }
+
+    @Override
+    public boolean fault(String name, long token, io.allot.store.spec.TaskFault fault) {
+      before("taskSpecs.fault");
+      return d.fault(name, token, fault);
+    }
+
+    @Override
+    public boolean purge(String name, long revision) {
+      before("taskSpecs.purge");
+      return d.purge(name, revision);
     }
   }
 }

@@ -161,6 +161,11 @@ public final class PostgresStore implements Store {
    * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
    */
   @Override
+  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+    throw new UnsupportedOperationException("task specs are not yet on PostgreSQL"); // TODO(issue 11): the helper fills this in
+  }
+
+  @Override
   public io.allot.store.queue.TaskQueue taskQueue(String name) {
     db.checkOpen();
     return new PgTaskQueue(db, taskQueueSql, name);

@@ -99,6 +99,8 @@ public final class MemoryStore implements Store {
   private final Safety safety;
   /** Thread-safe on its own lock (its clock reads this store's clock). */
   private final MemoryTaskQueues taskQueues;
+  /** Thread-safe on its own lock; announces through this store's listeners. */
+  private final MemoryTaskSpecs taskSpecs;
 
   /** A store on {@link System#nanoTime()} with the default safety settings. */
   public MemoryStore() {
@@ -121,6 +123,8 @@ public final class MemoryStore implements Store {
     Objects.requireNonNull(safety, "safety");
     this.taskQueues = new MemoryTaskQueues(
         () -> originMillis * 1000 + Math.floorDiv(nanoClock.getAsLong() - originNanos, 1000L), safety.clockMargin());
+    this.taskSpecs = new MemoryTaskSpecs(this::now,
+        (pool, name) -> listeners.dispatch(io.allot.store.Topic.taskSpecs(pool).channel(), name));
     this.safety = new Safety(safety.lostStateGuard(), safety.clockMargin(), false,
         java.util.List.of("memory: in this process only; everything is lost when it exits"));
   }
@@ -137,6 +141,7 @@ public final class MemoryStore implements Store {
       crashedAtNanos = nanoClock.getAsLong();
       if (!keepData) {
         taskQueues.clear();
+        taskSpecs.clear();
         data.clear();
         epochs.clear();
         groupFields.clear();
@@ -196,6 +201,12 @@ public final class MemoryStore implements Store {
   public io.allot.store.queue.TaskQueue taskQueue(String name) {
     checkOpen();
     return taskQueues.queue(name);
+  }
+
+  @Override
+  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+    checkOpen();
+    return taskSpecs.pool(pool);
   }
 
   @Override

@@ -1,0 +1,85 @@
+package io.allot.store.spec;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The limits every store enforces on task specs, checked before anything is written: bad input gets an
+ * {@link IllegalArgumentException} naming it, and nothing of the request is applied.
+ */
+public final class SpecLimits {
+  /** The longest task name, in characters. */
+  public static final int MAX_NAME_CHARS = 200;
+  /** The largest arguments: 64 KiB of UTF-8 (they travel with every start; bulk data belongs elsewhere). */
+  public static final int MAX_ARGS_BYTES = 64 * 1024;
+  /** The largest cost. */
+  public static final int MAX_COST = 1_000_000;
+  /** Errors are cut to this many characters when stored. */
+  public static final int MAX_ERROR_CHARS = 2000;
+
+  private SpecLimits() {}
+
+  /**
+   * Checks a task name: 1 to {@value #MAX_NAME_CHARS} characters of {@code [A-Za-z0-9._:@-]}, starting with a letter
+   * or digit. (Names become units of the assignment table, whose encoding separates them with commas, and path
+   * segments of the REST API.)
+   *
+   * @return the name
+   */
+  public static String checkName(String name) {
+    if (name == null || name.isEmpty()) {
+      throw new IllegalArgumentException("task name must be non-empty but was " + (name == null ? "null" : "''"));
+    }
+    if (name.length() > MAX_NAME_CHARS) {
+      throw new IllegalArgumentException("task name is " + name.length() + " characters; at most " + MAX_NAME_CHARS);
+    }
+    for (int i = 0; i < name.length(); i++) {
+      char c = name.charAt(i);
+      boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (!(alnum || (i > 0 && (c == '.' || c == '_' || c == ':' || c == '@' || c == '-')))) {
+        throw new IllegalArgumentException("task name '" + printable(name) + "' has a bad character at " + i
+            + ": use letters, digits and . _ : @ - (starting with a letter or digit)");
+      }
+    }
+    return name;
+  }
+
+  /**
+   * Checks arguments: not null, at most {@value #MAX_ARGS_BYTES} bytes of UTF-8. (Whether they are JSON is the
+   * API's check; the store keeps the text verbatim.)
+   *
+   * @return the arguments
+   */
+  public static String checkArgs(String args) {
+    if (args == null) {
+      throw new IllegalArgumentException("task args must not be null (use \"{}\")");
+    }
+    if (args.length() > MAX_ARGS_BYTES / 3) {
+      int bytes = args.getBytes(StandardCharsets.UTF_8).length;
+      if (bytes > MAX_ARGS_BYTES) {
+        throw new IllegalArgumentException("task args are " + bytes + " bytes; at most " + MAX_ARGS_BYTES);
+      }
+    }
+    return args;
+  }
+
+  /**
+   * Checks a cost: 1 to {@value #MAX_COST}.
+   *
+   * @return the cost
+   */
+  public static int checkCost(int cost) {
+    if (cost < 1 || cost > MAX_COST) {
+      throw new IllegalArgumentException("task cost must be 1 to " + MAX_COST + " but was " + cost);
+    }
+    return cost;
+  }
+
+  private static String printable(String s) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length() && i < 100; i++) {
+      char c = s.charAt(i);
+      b.append(Character.isISOControl(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c));
+    }
+    return s.length() > 100 ? b + "..." : b.toString();
+  }
+}

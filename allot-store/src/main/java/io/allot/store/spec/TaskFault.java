@@ -1,0 +1,21 @@
+package io.allot.store.spec;
+
+import java.util.Objects;
+
+/**
+ * The failures of a task's handler under one run, as the worker running it reports them.
+ *
+ * @param failures        handler failures in the current window
+ * @param failing         true when the failures passed the worker's limit: the task is then {@code Failed} and
+ *                        restarted with backoff until it runs cleanly for a window
+ * @param lastError       the last error (cut to {@link SpecLimits#MAX_ERROR_CHARS} characters)
+ * @param lastErrorMillis when it happened, epoch milliseconds on the worker's clock
+ */
+public record TaskFault(int failures, boolean failing, String lastError, long lastErrorMillis) {
+  public TaskFault {
+    Objects.requireNonNull(lastError, "lastError");
+    if (lastError.length() > SpecLimits.MAX_ERROR_CHARS) {
+      lastError = lastError.substring(0, SpecLimits.MAX_ERROR_CHARS);
+    }
+  }
+}
