@@ -87,6 +87,11 @@ public final class DistributorServer implements AutoCloseable {
           trigger.run();
         }));
         subscriptions.add(store.notifications().subscribe(Topic.members(g.group()), m -> trigger.run()));
+        // a long-running task spec of the pool was created, changed or deleted: its live specs are its units
+        subscriptions.add(store.notifications().subscribe(Topic.taskSpecs(g.group()), m -> {
+          g.unitsChanged();
+          trigger.run();
+        }));
       } catch (RuntimeException e) {
         log.warn("change notifications unavailable ({}); relying on -poll-interval", e.toString());
       }

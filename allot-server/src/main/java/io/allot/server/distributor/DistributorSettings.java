@@ -17,6 +17,7 @@ import java.util.List;
  * @param leaderTtl lease time of a group's leadership
  * @param strategy assignment strategy name
  * @param pingMode ping protocol
+ * @param taskRetention how long a deleted long-running task's spec is kept as a tombstone once no member runs it
  */
 public record DistributorSettings(
     List<String> servicesNamespaces,
@@ -28,9 +29,20 @@ public record DistributorSettings(
     boolean removeDead,
     Duration leaderTtl,
     String strategy,
-    Pinger.Mode pingMode) {
+    Pinger.Mode pingMode,
+    Duration taskRetention) {
 
   public static final int DEFAULT_DOWN_AFTER = 3;
+  /** The default {@link #taskRetention()}: one hour, long enough to watch a deletion end. */
+  public static final Duration DEFAULT_TASK_RETENTION = Duration.ofHours(1);
+
+  /** Settings with the default task retention. */
+  public DistributorSettings(List<String> servicesNamespaces, String workunitsNamespace, String distributionNamespace,
+      Duration pollInterval, Duration pingTimeout, int downAfter, boolean removeDead, Duration leaderTtl,
+      String strategy, Pinger.Mode pingMode) {
+    this(servicesNamespaces, workunitsNamespace, distributionNamespace, pollInterval, pingTimeout, downAfter,
+        removeDead, leaderTtl, strategy, pingMode, DEFAULT_TASK_RETENTION);
+  }
 
   public DistributorSettings {
     servicesNamespaces = List.copyOf(servicesNamespaces);
@@ -50,6 +62,9 @@ public record DistributorSettings(
     }
     if (downAfter < 1) {
       throw new IllegalArgumentException("-down-after: must be >= 1, got " + downAfter);
+    }
+    if (taskRetention == null || taskRetention.isNegative()) {
+      throw new IllegalArgumentException("-task-retention: must be >= 0, got " + taskRetention);
     }
     if (leaderTtl.compareTo(pollInterval.plus(pingTimeout)) <= 0) {
       throw new IllegalArgumentException(

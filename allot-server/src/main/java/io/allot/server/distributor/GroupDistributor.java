@@ -2,6 +2,7 @@ package io.allot.server.distributor;
 
 import io.allot.core.assign.Assigner;
 import io.allot.core.assign.Changes;
+import io.allot.core.assign.CostFit;
 import io.allot.core.assign.SeedLayout;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
@@ -19,6 +20,7 @@ import io.allot.store.Store;
 import io.allot.store.StoreClock;
 import io.allot.store.Tables;
 import io.allot.store.UnitHold;
+import io.allot.store.UnitOwner;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
@@ -68,6 +70,8 @@ public final class GroupDistributor {
   private final Membership membership;
   private final Ownership ownership;
   private final Tables tables;
+  /** The pool's long-running task specs: when it has any, its live specs are its units instead of the units list. */
+  private final io.allot.store.spec.TaskSpecs specs;
   private final Leadership leadership;
   private final StoreClock clock;
   private final Pinger pinger;
@@ -89,6 +93,11 @@ public final class GroupDistributor {
   private Table lastTable;
   private Set<String> lastMembers;
   private Table previous = Table.EMPTY;
+  /** The last cost fit: its input table, units and members, and its result. */
+  private Table fitIn;
+  private SpecUnits fitUnits;
+  private Set<Member> fitMembers;
+  private Table fitOut;
   /** The units list as last read (null: not yet), when (System.nanoTime()) and how long the read took. */
   private LinkedHashSet<String> units;
   private long unitsReadAtNanos;
@@ -161,6 +170,7 @@ public final class GroupDistributor {
     this.membership = store.membership(group);
     this.ownership = store.ownership(group);
     this.tables = store.tables();
+    this.specs = store.taskSpecs(group);
     this.leadership = store.leadership();
     this.clock = store.clock();
     this.pinger = pinger;
@@ -382,7 +392,10 @@ public final class GroupDistributor {
     Map<String, UnitHold> holds = units.isEmpty() ? Map.of() : HoldPlacement.binding(ownership.holds(), units, live);
     scheduleNextChange(t0, now, leases, holds);
 
-    if (units.isEmpty()) {
+    if (poll && units instanceof SpecUnits su && !su.tombstones.isEmpty()) {
+      purgeTombstones(su, records, now);
+    }
+    if (units.isEmpty() && !(units instanceof SpecUnits)) {
       if (!warnedNoUnits) {
         log.warn("group={} no work units in '{}': keeping the table as it is", group, settings.workunitsNamespace());
         warnedNoUnits = true;
@@ -401,6 +414,9 @@ public final class GroupDistributor {
     phase(4);
     long c0 = System.nanoTime();
     Table table = HoldPlacement.place(compute(live, freeOfHolds(units, holds.keySet())), live, holds.values());
+    if (units instanceof SpecUnits su) {
+      table = fitCosts(table, live, su);
+    }
     computeTimer.record(Duration.ofNanos(System.nanoTime() - c0));
     unassignedGauge.set(table.unassigned().size());
     phase(5);
@@ -525,7 +541,7 @@ public final class GroupDistributor {
         unitsInFlight = CompletableFuture.supplyAsync(() -> {
           long t0 = System.nanoTime();
           LinkedHashSet<String> read = readUnits();
-          return new UnitsRead(of, read, !read.equals(of), t0, System.nanoTime() - t0);
+          return new UnitsRead(of, read, !sameUnits(read, of), t0, System.nanoTime() - t0);
         }, background());
         unitsInFlight.whenComplete((r, e) -> {
           if (e != null) {
@@ -545,10 +561,94 @@ public final class GroupDistributor {
     LinkedHashSet<String> read = readUnits();
     unitsReadAtNanos = now;
     unitsReadNanos = System.nanoTime() - now;
-    if (!read.equals(units)) {
+    if (!sameUnits(read, units)) {
       units = read;
     }
     return units;
+  }
+
+  /** Same unit names, and for task specs the same costs and tombstones. */
+  private static boolean sameUnits(LinkedHashSet<String> a, LinkedHashSet<String> b) {
+    if (a == null || b == null || !a.equals(b)) {
+      return false;
+    }
+    if (a instanceof SpecUnits sa) {
+      return b instanceof SpecUnits sb && sa.costs.equals(sb.costs) && sa.tombstones.equals(sb.tombstones);
+    }
+    return !(b instanceof SpecUnits);
+  }
+
+  /**
+   * The units of a pool with long-running task specs: its live specs by name (byte order), with the costs above 1
+   * and the tombstones. Immutable once built.
+   */
+  static final class SpecUnits extends LinkedHashSet<String> {
+    final Map<String, Integer> costs = new java.util.HashMap<>();
+    final Map<String, io.allot.store.spec.TaskSpec> tombstones = new java.util.TreeMap<>();
+
+    SpecUnits(List<io.allot.store.spec.TaskSpec> specs) {
+      for (io.allot.store.spec.TaskSpec s : specs) {
+        if (s.deleted()) {
+          tombstones.put(s.name(), s);
+        } else {
+          add(s.name());
+          if (s.cost() != 1) {
+            costs.put(s.name(), s.cost());
+          }
+        }
+      }
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return super.equals(o);
+    }
+
+    @Override
+    public int hashCode() {
+      return super.hashCode();
+    }
+  }
+
+  /** The table with capacities counted in task costs ({@link CostFit}); the same object while nothing changed. */
+  private Table fitCosts(Table table, List<Member> live, SpecUnits su) {
+    if (su.costs.isEmpty()) {
+      return CostFit.fit(table, live, Map.of());
+    }
+    if (fitIn == table && fitUnits == su && new HashSet<>(live).equals(fitMembers)) {
+      return fitOut;
+    }
+    fitIn = table;
+    fitUnits = su;
+    fitMembers = new HashSet<>(live);
+    fitOut = CostFit.fit(table, live, su.costs);
+    return fitOut;
+  }
+
+  /**
+   * Removes the tombstones deleted more than the task retention ago that no member runs any more: no owner, or an
+   * owner whose session is gone or whose lease ran out (store time).
+   */
+  private void purgeTombstones(SpecUnits su, Map<String, MemberRecord> records, long now) {
+    List<String> due = new ArrayList<>();
+    su.tombstones.forEach((name, spec) -> {
+      if (now - spec.deletedMillis() >= settings.taskRetention().toMillis()) {
+        due.add(name);
+      }
+    });
+    if (due.isEmpty()) {
+      return;
+    }
+    Map<String, UnitOwner> owners = ownership.ownersOf(due);
+    for (String name : due) {
+      UnitOwner o = owners.get(name);
+      MemberRecord r = o == null ? null : records.get(o.member());
+      boolean running = o != null && r != null && r.session() == o.session() && r.liveAt(now);
+      if (!running && specs.purge(name, su.tombstones.get(name).revision())) {
+        log.info("group={} task {} deleted {} ms ago and stopped everywhere: tombstone purged", group, name,
+            now - su.tombstones.get(name).deletedMillis());
+      }
+    }
   }
 
   /** A units list read in the background: the list it may replace, the result, whether it differs, its timing. */
@@ -567,6 +667,10 @@ public final class GroupDistributor {
   }
 
   private LinkedHashSet<String> readUnits() {
+    List<io.allot.store.spec.TaskSpec> all = specs.list();
+    if (!all.isEmpty()) {
+      return new SpecUnits(all);
+    }
     List<String> rawUnits = seedKeys.list(settings.workunitsNamespace());
     LinkedHashSet<String> units = new LinkedHashSet<>();
     for (String u : rawUnits) {
