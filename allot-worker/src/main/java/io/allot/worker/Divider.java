@@ -106,7 +106,8 @@ public final class Divider implements AutoCloseable {
   private final ReconcileLoop loop;
   private final MemberShutdown shutdown;
 
-  private Divider(Store store, Settings settings, List<UnitListener> listeners) {
+  private Divider(Store store, Settings settings, List<UnitListener> listeners,
+      java.util.function.ToIntFunction<String> unitCost) {
     this.settings = settings;
     this.listeners.addAll(listeners);
     this.safety = store.safety();
@@ -114,7 +115,8 @@ public final class Divider implements AutoCloseable {
         System::nanoTime);
     this.units = new Reconciler(settings.capacity(), settings.maxConcurrentMoves(), settings.claimBatch(),
         settings.holdNanos(),
-        settings.syncNanos() / 2); // half: the next timed round retries a refused claim
+        settings.syncNanos() / 2, // half: the next timed round retries a refused claim
+        unitCost);
     this.meta = new PublishedMeta(settings.meta());
     this.pings = new PingEndpoint(settings);
     this.events = new EventDispatcher(this.listeners, lease, lock);
@@ -557,6 +559,7 @@ public final class Divider implements AutoCloseable {
     private Integer appServerPort;
     private int affinity = 1;
     private int capacity = Integer.MAX_VALUE;
+    private java.util.function.ToIntFunction<String> unitCost = u -> 1;
     private final Map<String, String> attributes = new LinkedHashMap<>();
     private Duration leaseTtl = Duration.ofMillis(1500);
     private Duration renewEvery = Duration.ofMillis(300);
@@ -567,6 +570,16 @@ public final class Divider implements AutoCloseable {
     private Duration releaseHold = Duration.ofSeconds(30);
     private Duration shutdownGrace = Duration.ofSeconds(5);
     private final List<UnitListener> listeners = new ArrayList<>();
+
+    /** The store (for companions that build on the divider, such as {@link TaskRunner}). */
+    Store store() {
+      return store;
+    }
+
+    /** The pool set so far (null if none). */
+    String poolName() {
+      return pool;
+    }
 
     private Builder(Store store) {
       this.store = Objects.requireNonNull(store, "store");
@@ -696,6 +709,17 @@ public final class Divider implements AutoCloseable {
     }
 
     /**
+     * What a unit costs against {@link #capacity(int)}: by default every unit costs 1 (capacity = the most units at
+     * once). Long-running tasks have a cost each ({@code TaskRunner} supplies it from their specs): the units owned at
+     * once, also those still stopping, then never cost more than the capacity in sum. Called on the divider's thread;
+     * keep it cheap (a map lookup).
+     */
+    public Builder unitCost(java.util.function.ToIntFunction<String> unitCost) {
+      this.unitCost = Objects.requireNonNull(unitCost, "unitCost");
+      return this;
+    }
+
+    /**
      * Claims per reconciliation round, in one store round trip; default 64. A failover of thousands of units costs one
      * round trip per batch, so larger batches start them sooner (stops stay paced by {@link #maxConcurrentMoves}).
      */
@@ -739,7 +763,7 @@ public final class Divider implements AutoCloseable {
       Settings s = new Settings(pool, distribution, host != null ? host : AdvertisedHost.detect(), bindAddress,
           appServerPort != null ? appServerPort : port, appServerPort != null, affinity, capacity, attributes,
           leaseTtl, renewEvery, fenceMargin, syncInterval, maxConcurrentMoves, claimBatch, releaseHold, shutdownGrace);
-      return new Divider(store, s, listeners);
+      return new Divider(store, s, listeners, unitCost);
     }
   }
 }

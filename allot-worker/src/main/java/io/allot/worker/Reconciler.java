@@ -54,6 +54,8 @@ final class Reconciler {
   static final class Owned {
     final String unit;
     final long token;
+    /** What it counts against the capacity (its cost when claimed). */
+    int cost = 1;
     State state = State.RUNNING;
     /** Why it is STOPPING (or was, once CONFIRMED); null while RUNNING. */
     StopReason stop;
@@ -91,6 +93,10 @@ final class Reconciler {
   }
 
   private final int capacity;
+  /** A unit's cost in capacity units (1 unless the units are long-running tasks with a cost). */
+  private final java.util.function.ToIntFunction<String> cost;
+  /** The summed cost of {@link #owned}, as each unit cost when it was claimed. */
+  private long ownedCost;
   private final int maxMoves;
   private final int claimBatch;
   private final long holdNanos;
@@ -133,6 +139,16 @@ final class Reconciler {
 
   /** As above, with {@code claimBatch} claims per round (at least 1). */
   Reconciler(int capacity, int maxMoves, int claimBatch, long holdNanos, long retryRefusedNanos) {
+    this(capacity, maxMoves, claimBatch, holdNanos, retryRefusedNanos, u -> 1);
+  }
+
+  /**
+   * As above, with capacity counted in {@code cost} units: the units owned at once (also those still stopping) never
+   * cost more than {@code capacity} in sum. A unit's cost is read when it is picked and when it is claimed.
+   */
+  Reconciler(int capacity, int maxMoves, int claimBatch, long holdNanos, long retryRefusedNanos,
+      java.util.function.ToIntFunction<String> cost) {
+    this.cost = java.util.Objects.requireNonNull(cost, "cost");
     if (capacity < 0 || maxMoves < 1 || claimBatch < 1 || holdNanos < 0 || retryRefusedNanos < 0) {
       throw new IllegalArgumentException("capacity " + capacity + ", maxMoves " + maxMoves + ", claimBatch " + claimBatch
           + ", holdNanos " + holdNanos
@@ -190,13 +206,25 @@ final class Reconciler {
         }
       }
     }
-    int room = capacity - owned.size();
+    long room = capacity - ownedCost;
     if (room <= 0 || candidates.isEmpty()) {
       return new Plan(stops, List.of(), false); // a release (which starts a round) makes room
     }
-    List<String> claims = candidates.stream().limit(Math.min(room, claimBatch)).toList();
+    List<String> claims = new ArrayList<>();
+    boolean cut = false;
+    for (String u : candidates) {
+      if (claims.size() >= claimBatch) {
+        cut = true;
+        break;
+      }
+      int c = unitCost(u);
+      if (c <= room) { // a unit too costly for the room left waits for a release (which starts a round)
+        claims.add(u);
+        room -= c;
+      }
+    }
     claims.forEach(announced::remove);
-    return new Plan(stops, claims, candidates.size() > claims.size());
+    return new Plan(stops, claims, cut);
   }
 
   /**
@@ -214,8 +242,12 @@ final class Reconciler {
     }
     refusedAt.remove(unit);
     refusals.remove(unit);
-    if (mayRun && !draining && !owned.containsKey(unit) && !holdUntil.containsKey(unit) && owned.size() < capacity) {
-      owned.put(unit, new Owned(unit, token.getAsLong()));
+    int c = unitCost(unit);
+    if (mayRun && !draining && !owned.containsKey(unit) && !holdUntil.containsKey(unit) && ownedCost + c <= capacity) {
+      Owned o = new Owned(unit, token.getAsLong());
+      o.cost = c;
+      owned.put(unit, o);
+      ownedCost += c;
       return Claimed.STARTED;
     }
     return Claimed.GIVE_BACK;
@@ -278,6 +310,7 @@ final class Reconciler {
   boolean released(Owned o) {
     if (owned.get(o.unit) == o) {
       owned.remove(o.unit);
+      ownedCost -= o.cost;
       return true;
     }
     return false;
@@ -296,6 +329,7 @@ final class Reconciler {
       }
     }
     owned.clear();
+    ownedCost = 0;
     refusedAt.clear();
     refusals.clear();
     announced.clear();
@@ -413,5 +447,14 @@ final class Reconciler {
       }
     }
     return n;
+  }
+
+  /** The cost of {@code unit}, at least 1 (a cost function that fails or answers less counts 1). */
+  private int unitCost(String unit) {
+    try {
+      return Math.max(1, cost.applyAsInt(unit));
+    } catch (RuntimeException e) {
+      return 1;
+    }
   }
 }

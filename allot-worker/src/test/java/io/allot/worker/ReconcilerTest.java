@@ -297,4 +297,23 @@ class ReconcilerTest {
     assertThat(p.claims()).containsExactly("a", "b", "c", "d", "e");
     assertThat(p.again()).isTrue();
   }
+
+  @Test
+  void withCostsTheOwnedUnitsAlsoThoseStoppingNeverCostMoreThanTheCapacity() {
+    java.util.Map<String, Integer> costs = java.util.Map.of("a", 3, "c", 2);
+    Reconciler r = new Reconciler(4, 8, 8, HOLD, RETRY, u -> costs.getOrDefault(u, 1));
+    Plan p = r.plan(List.of("a", "b", "c"), true, 0);
+    assertThat(p.claims()).as("c (2) does not fit after a (3) and b (1)").containsExactly("a", "b");
+    assertThat(r.claimed("a", OptionalLong.of(1), true, 0)).isEqualTo(Claimed.STARTED);
+    assertThat(r.claimed("b", OptionalLong.of(2), true, 0)).isEqualTo(Claimed.STARTED);
+    assertThat(r.claimed("c", OptionalLong.of(3), true, 0)).as("a grant beyond the capacity is given back")
+        .isEqualTo(Claimed.GIVE_BACK);
+    // a leaves the target: while it stops it still counts, so c waits
+    assertThat(r.plan(List.of("b", "c"), true, 0).claims()).isEmpty();
+    assertThat(r.confirmStop("a", 1)).isTrue();
+    assertThat(r.plan(List.of("b", "c"), true, 0).claims()).isEmpty();
+    assertThat(r.released(r.confirmed().get(0))).isTrue();
+    assertThat(r.plan(List.of("b", "c"), true, 0).claims()).containsExactly("c");
+    assertThat(r.claimed("c", OptionalLong.of(4), true, 0)).isEqualTo(Claimed.STARTED);
+  }
 }
