@@ -71,6 +71,11 @@ final class ServerCommand implements Callable<Integer> {
       description = "Assignment strategy: balanced (default), rendezvous-unbounded, seed-ring (identical to the original); rendezvous (retired) is still accepted.")
   String strategy;
 
+  @Option(names = {"-task-retention", "--task-retention"}, paramLabel = "DURATION", defaultValue = "1h",
+      description = "How long a deleted long-running task is kept (status Deleted) once it stopped everywhere. Default"
+          + " ${DEFAULT-VALUE}.")
+  String taskRetention;
+
   @Option(names = {"-ping-protocol", "--ping-protocol"}, paramLabel = "auto|health|legacy", defaultValue = "auto",
       description = "auto: grpc.health.v1 first, proto.GRPCPinger/Ping when a member does not implement it. Default ${DEFAULT-VALUE}.")
   String pingProtocol;
@@ -139,7 +144,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     List<String> groups = Arrays.stream(servicesNamespaces.split(",")).map(String::trim).toList();
     return new DistributorSettings(groups, workunitsNamespace.trim(), distributionNamespace.trim(), poll, timeout, downAfter,
-        removeDead, ttl, strategy, Pinger.Mode.parse(pingProtocol));
+        removeDead, ttl, strategy, Pinger.Mode.parse(pingProtocol), GoDuration.parse(taskRetention, "-task-retention"));
   }
 
 }

@@ -2,7 +2,10 @@ package io.allot.cli;
 
 import io.allot.server.config.GoDuration;
 import io.allot.store.Store;
+import io.allot.store.spec.TaskRun;
+import io.allot.store.spec.TaskSpecs;
 import io.allot.worker.Divider;
+import io.allot.worker.TaskSpecCache;
 import io.allot.worker.StopReason;
 import io.allot.worker.UnitListener;
 import io.allot.worker.UnitStart;
@@ -83,8 +86,10 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Initial affinity (weight); 0 = no units. Default ${DEFAULT-VALUE}.")
   int affinity;
 
-  @Option(names = {"-capacity", "--capacity"}, paramLabel = "N", defaultValue = "0",
-      description = "Most units owned at once; 0 = no limit. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-capacity", "--capacity"}, paramLabel = "N|auto", defaultValue = "0",
+      description = "Most units owned at once (for long-running tasks: the most task cost); 0 = no limit; auto ="
+          + " min(CPUs x 100, max heap MiB / 8). Default ${DEFAULT-VALUE}.")
+  String capacityText;
   int capacity;
 
   @Option(names = {"-version", "--version"}, paramLabel = "V",
@@ -143,6 +148,15 @@ final class WorkerCommand implements Callable<Integer> {
     if (port < 0 || port > 65535) {
       throw new BadInputException("-port: " + port + " is not a port");
     }
+    if ("auto".equalsIgnoreCase(capacityText.trim())) {
+      capacity = io.allot.worker.TaskCapacity.fromResources();
+    } else {
+      try {
+        capacity = Integer.parseInt(capacityText.trim());
+      } catch (NumberFormatException e) {
+        throw new BadInputException("-capacity: '" + capacityText + "' is neither a number nor auto");
+      }
+    }
     if (capacity < 0) {
       throw new BadInputException("-capacity: must be >= 0, got " + capacity);
     }
@@ -186,13 +200,18 @@ final class WorkerCommand implements Callable<Integer> {
     if (zone != null) {
       b.zone(zone);
     }
+    // long-running tasks: when the pool has task specs, capacity counts their costs and every start is recorded
+    TaskSpecCache tasks = new TaskSpecCache(store, group.trim(), Duration.ofSeconds(5));
+    b.unitCost(tasks::cost);
     Divider divider;
     try {
       divider = b.build();
     } catch (IllegalArgumentException e) {
+      tasks.close();
       store.close();
       throw new BadInputException(e.getMessage());
     }
+    TaskSpecs specs = store.taskSpecs(group.trim());
     Map<String, Long> running = new HashMap<>(); // unit -> token of its run; guarded by log
     divider.addListener(new UnitListener() {
       @Override
@@ -204,6 +223,25 @@ final class WorkerCommand implements Callable<Integer> {
         synchronized (log) {
           running.put(s.unit(), s.token());
           log.line(t, "start " + s.unit() + " " + s.token());
+        }
+        if (tasks.specPool()) {
+          stopper.execute(() -> recordStart(s.unit(), s.token()));
+        }
+      }
+
+      /** Records the start of task {@code unit} (its status becomes Processing) if this run still holds it. */
+      private void recordStart(String unit, long token) {
+        synchronized (log) {
+          if (!Long.valueOf(token).equals(running.get(unit))) {
+            return;
+          }
+        }
+        try {
+          tasks.fresh(unit).filter(t -> !t.deleted()).ifPresent(
+              t -> specs.started(unit, new TaskRun(divider.memberId(), token, t.revision(), 0)));
+        } catch (RuntimeException e) {
+          org.slf4j.LoggerFactory.getLogger("io.allot.worker").warn("task {}: recording its start failed: {}", unit,
+              e.toString());
         }
       }
 
@@ -241,9 +279,23 @@ final class WorkerCommand implements Callable<Integer> {
         }
       }
     });
+    tasks.onChange(t -> {
+      Long token;
+      synchronized (log) {
+        token = running.get(t.name());
+      }
+      TaskRun run = t.run();
+      if (token != null && !t.deleted() && run != null && run.token() == token && run.revision() < t.revision()) {
+        // the reference worker's "restart" with the new arguments: nothing runs, so the start is recorded again
+        org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("task {} updated to revision {}: restarted", t.name(),
+            t.revision());
+        stopper.execute(() -> specs.started(t.name(), new TaskRun(divider.memberId(), token, t.revision(), 0)));
+      }
+    });
     CountDownLatch done = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
       divider.flushAndCancel(Duration.ofSeconds(10));
+      tasks.close();
       store.close();
       done.countDown();
     }, "allot-worker-shutdown");

@@ -39,6 +39,8 @@ public final class TaskSpecCache implements AutoCloseable {
   private final List<Consumer<TaskSpec>> listeners = new CopyOnWriteArrayList<>();
   private final ScheduledExecutorService thread;
   private final Subscription subscription;
+  /** True once the pool is seen to have task specs (its units are then tasks); any thread. */
+  private volatile boolean specPool;
 
   /** A cache of the specs of {@code pool}, re-read in full every {@code refresh}. */
   public TaskSpecCache(Store store, String pool, Duration refresh) {
@@ -50,15 +52,19 @@ public final class TaskSpecCache implements AutoCloseable {
     });
     Subscription sub;
     try {
-      sub = store.notifications().subscribe(Topic.taskSpecs(pool), name -> thread.execute(() -> reload(name)));
+      sub = store.notifications().subscribe(Topic.taskSpecs(pool), name -> {
+        specPool = true;
+        thread.execute(() -> reload(name));
+      });
     } catch (RuntimeException e) {
       log.warn("pool={} task spec announcements unavailable ({}); re-reading every {} ms", pool, e.toString(),
           refresh.toMillis());
       sub = null;
     }
     this.subscription = sub;
+    reloadAll(); // before the divider can ask for a cost
     long every = Math.max(1, refresh.toMillis());
-    thread.scheduleWithFixedDelay(this::reloadAll, 0, every, TimeUnit.MILLISECONDS);
+    thread.scheduleWithFixedDelay(this::reloadAll, every, every, TimeUnit.MILLISECONDS);
   }
 
   /** Calls {@code listener} (on the cache's thread) with every spec that changed: its new state. */
@@ -66,10 +72,16 @@ public final class TaskSpecCache implements AutoCloseable {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }
 
-  /** The cost of task {@code name}; {@link Integer#MAX_VALUE} (never claimable) while it is not known yet. */
+  /**
+   * The cost of task {@code name}; {@link Integer#MAX_VALUE} (never claimable) while it is not known yet. In a pool
+   * without task specs (its units come from the units list) every unit costs 1.
+   */
   public int cost(String name) {
     TaskSpec s = byName.get(name);
     if (s == null) {
+      if (!specPool) {
+        return 1;
+      }
       if (lookups.putIfAbsent(name, Boolean.TRUE) == null) {
         thread.execute(() -> {
           lookups.remove(name);
@@ -79,6 +91,11 @@ public final class TaskSpecCache implements AutoCloseable {
       return UNKNOWN_COST;
     }
     return s.cost();
+  }
+
+  /** True once the pool is seen to have task specs. */
+  public boolean specPool() {
+    return specPool;
   }
 
   /** The spec of {@code name} as last seen, if any. */
@@ -114,6 +131,9 @@ public final class TaskSpecCache implements AutoCloseable {
         put(s);
       }
       byName.keySet().retainAll(now.keySet());
+      if (!now.isEmpty()) {
+        specPool = true;
+      }
     } catch (RuntimeException e) {
       log.debug("reading task specs failed: {}", e.toString());
     }
