@@ -227,6 +227,17 @@ public abstract class TaskSpecsContractTest {
   }
 
   @Test
+  void anErrorCutToTheLimitKeepsWholeCharactersSoEveryStoreKeepsItVerbatim() {
+    s.create("a", "{}", 1);
+    s.started("a", new TaskRun("m1", 1, 1, 0));
+    String err = "x".repeat(SpecLimits.MAX_ERROR_CHARS - 1) + "💡 and more";
+    TaskFault f = new TaskFault(1, true, err, 1);
+    assertThat(f.lastError()).as("not half of the surrogate pair").isEqualTo("x".repeat(SpecLimits.MAX_ERROR_CHARS - 1));
+    assertThat(s.fault("a", 1, f)).isTrue();
+    assertThat(s.get("a").orElseThrow().fault()).isEqualTo(f);
+  }
+
+  @Test
   void badInputIsRefusedNamingItAndChangesNothing() {
     s.create("a", "{}", 1);
     long v = s.version();
