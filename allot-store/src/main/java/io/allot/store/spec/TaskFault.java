@@ -9,7 +9,8 @@ import java.util.Objects;
  * @param failing         true when the failures passed the worker's limit: the task is then {@code Failed} and
  *                        restarted with backoff until it runs cleanly for a window
  * @param lastError       the last error (cut to {@link SpecLimits#MAX_ERROR_CHARS} characters, one fewer where the cut
- *                        would split a surrogate pair)
+ *                        would split a surrogate pair; a NUL or unpaired surrogate, which not every store can keep,
+ *                        replaced by U+FFFD)
  * @param lastErrorMillis when it happened, epoch milliseconds on the worker's clock
  */
 public record TaskFault(int failures, boolean failing, String lastError, long lastErrorMillis) {
@@ -22,5 +23,6 @@ public record TaskFault(int failures, boolean failing, String lastError, long la
       }
       lastError = lastError.substring(0, end);
     }
+    lastError = SpecLimits.storable(lastError);
   }
 }
