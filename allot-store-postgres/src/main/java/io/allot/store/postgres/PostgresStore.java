@@ -26,9 +26,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each role is its own class over one shared {@link PgJdbc} (connections, binding, failure translation):
  * {@link PgClock}, {@link PgLeadership}, {@link PgMembership}, {@link PgOwnership}, {@link PgTables},
- * {@link PgNotifications} and {@link PgSeedKeys}. Every operation is one statement in autocommit mode, so one round
- * trip and one transaction: the multi-step ones (publish, register, claim, ...) are PL/pgSQL functions that take
- * their row locks in a fixed order. Every expiry decision uses the server's {@code clock_timestamp()}: store time,
+ * {@link PgNotifications}, {@link PgSeedKeys}, {@link PgTaskQueue} and {@link PgTaskSpecs}. Every operation is one
+ * statement in autocommit mode, so one round trip and one transaction: the multi-step ones (publish, register,
+ * claim, ...) are PL/pgSQL functions that take their row locks in a fixed order. Every expiry decision uses the server's {@code clock_timestamp()}: store time,
  * never the caller's clock.
  *
  * <h2>Safety</h2>
@@ -64,6 +64,7 @@ public final class PostgresStore implements Store {
   private final PgMembership.Statements membershipSql;
   private final PgOwnership.Statements ownershipSql;
   private final PgTaskQueue.Statements taskQueueSql;
+  private final PgTaskSpecs.Statements taskSpecsSql;
   private final Safety safety;
 
   private PostgresStore(PostgresStoreConfig config) {
@@ -82,6 +83,7 @@ public final class PostgresStore implements Store {
     this.membershipSql = new PgMembership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.ownershipSql = new PgOwnership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.taskQueueSql = new PgTaskQueue.Statements(s, config.clockMargin());
+    this.taskSpecsSql = new PgTaskSpecs.Statements(s);
     this.notifications = new PgNotifications(db, channels, config);
     db.serverBackHint(notifications::isListening);
     notifications.start();
@@ -155,16 +157,18 @@ public final class PostgresStore implements Store {
     return new PgOwnership(db, channels, ownershipSql, Store.checkPool(pool));
   }
 
+  /** The long-running task specs of {@code pool} (table {@code task_specs} of this store's schema). */
+  @Override
+  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+    db.checkOpen();
+    return new PgTaskSpecs(db, channels, taskSpecsSql, Store.checkPool(pool));
+  }
+
   /**
    * The finite-task queue {@code name} (table {@code tasks} of this store's schema).
    *
    * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
    */
-  @Override
-  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
-    throw new UnsupportedOperationException("task specs are not yet on PostgreSQL"); // TODO(issue 11): the helper fills this in
-  }
-
   @Override
   public io.allot.store.queue.TaskQueue taskQueue(String name) {
     db.checkOpen();

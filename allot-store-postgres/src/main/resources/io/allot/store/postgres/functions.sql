@@ -14,7 +14,7 @@
 -- changes); pools -> members -> keys
 -- (register); members -> keys (deregister, remove if expired); pools -> ownership -> members (claim, the owner's row
 -- FOR SHARE); members alone (renew, update member); ownership -> holds (release unit); holds alone (read holds); keys
--- alone (list operations).
+-- alone (list operations); task_specs -> task_spec_versions (every task spec write).
 
 -- ---------------------------------------------------------------- signatures of earlier releases
 
@@ -664,4 +664,162 @@ RETURNS void LANGUAGE sql AS $$
                        ELSE 0 END,
         rate = excluded.rate,
         refilled_at = clock_timestamp()
+$$;
+
+-- ---------------------------------------------------------------- long-running task specs
+
+-- A change of pool p_pool's specs: bumps its version (the row is created at the first change) and NOTIFYs.
+CREATE OR REPLACE FUNCTION ${schema}.task_spec_changed(p_pool text, p_channel text, p_payload text)
+RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  INSERT INTO ${schema}.task_spec_versions AS v (pool, version) VALUES (p_pool, 1)
+  ON CONFLICT (pool) DO UPDATE SET version = v.version + 1;
+  PERFORM pg_notify(p_channel, p_payload);
+END
+$$;
+
+-- TaskSpecs.create: a new live spec where there is none or a tombstone (revision = the tombstone's + 1, run and
+-- fault cleared): CREATED; a live spec is left as it is: EXISTS (same args and cost) or CONFLICT. One INSERT ... ON
+-- CONFLICT decides, so concurrent creates of one name make one spec; a live row it does not update stays locked
+-- by it until the end, so the spec returned is the one that was there.
+CREATE OR REPLACE FUNCTION ${schema}.create_task_spec(
+    p_pool text, p_name text, p_args text, p_cost integer, p_channel text, p_payload text)
+RETURNS TABLE (o_outcome text, o_spec ${schema}.task_specs) LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz := clock_timestamp();
+  r     ${schema}.task_specs;
+BEGIN
+  INSERT INTO ${schema}.task_specs AS t (pool, name, args, cost, revision, created_at, updated_at)
+  VALUES (p_pool, p_name, p_args, p_cost, 1, v_now, v_now)
+  ON CONFLICT (pool, name) DO UPDATE
+    SET args = excluded.args, cost = excluded.cost, revision = t.revision + 1, created_at = excluded.created_at,
+        updated_at = excluded.updated_at, deleted_at = NULL, run_member = NULL, run_token = NULL,
+        run_revision = NULL, run_started_at = NULL, fault_failures = NULL, fault_failing = NULL,
+        fault_error = NULL, fault_at_ms = NULL
+    WHERE t.deleted_at IS NOT NULL
+  RETURNING * INTO r;
+  IF FOUND THEN
+    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
+    o_outcome := 'CREATED';
+  ELSE
+    SELECT * INTO r FROM ${schema}.task_specs t WHERE t.pool = p_pool AND t.name = p_name;
+    o_outcome := CASE WHEN r.args = p_args AND r.cost = p_cost THEN 'EXISTS' ELSE 'CONFLICT' END;
+  END IF;
+  o_spec := r;
+  RETURN NEXT;
+END
+$$;
+
+-- TaskSpecs.update: the live spec with new args and cost, revision + 1 (UPDATED), or unchanged if they are the
+-- same (SAME); no row without a live spec.
+CREATE OR REPLACE FUNCTION ${schema}.update_task_spec(
+    p_pool text, p_name text, p_args text, p_cost integer, p_channel text, p_payload text)
+RETURNS TABLE (o_outcome text, o_spec ${schema}.task_specs) LANGUAGE plpgsql AS $$
+DECLARE
+  r ${schema}.task_specs;
+BEGIN
+  SELECT * INTO r FROM ${schema}.task_specs t
+   WHERE t.pool = p_pool AND t.name = p_name AND t.deleted_at IS NULL FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  IF r.args = p_args AND r.cost = p_cost THEN
+    o_outcome := 'SAME';
+  ELSE
+    UPDATE ${schema}.task_specs t
+       SET args = p_args, cost = p_cost, revision = t.revision + 1, updated_at = clock_timestamp()
+     WHERE t.pool = p_pool AND t.name = p_name
+    RETURNING * INTO r;
+    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
+    o_outcome := 'UPDATED';
+  END IF;
+  o_spec := r;
+  RETURN NEXT;
+END
+$$;
+
+-- TaskSpecs.delete: the live spec becomes a tombstone, deleted and updated now (DELETED); a tombstone is returned as
+-- it is (SAME); no row without a spec.
+CREATE OR REPLACE FUNCTION ${schema}.delete_task_spec(p_pool text, p_name text, p_channel text, p_payload text)
+RETURNS TABLE (o_outcome text, o_spec ${schema}.task_specs) LANGUAGE plpgsql AS $$
+DECLARE
+  v_now timestamptz;
+  r     ${schema}.task_specs;
+BEGIN
+  SELECT * INTO r FROM ${schema}.task_specs t WHERE t.pool = p_pool AND t.name = p_name FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN;
+  END IF;
+  IF r.deleted_at IS NOT NULL THEN
+    o_outcome := 'SAME';
+  ELSE
+    v_now := clock_timestamp();
+    UPDATE ${schema}.task_specs t SET deleted_at = v_now, updated_at = v_now
+     WHERE t.pool = p_pool AND t.name = p_name
+    RETURNING * INTO r;
+    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
+    o_outcome := 'DELETED';
+  END IF;
+  o_spec := r;
+  RETURN NEXT;
+END
+$$;
+
+-- TaskSpecs.started: records the run (started now) unless the recorded run's token is above p_token; the fault
+-- stays only under the same token. True if recorded.
+CREATE OR REPLACE FUNCTION ${schema}.task_spec_started(
+    p_pool text, p_name text, p_member text, p_token bigint, p_revision bigint, p_channel text, p_payload text)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_done boolean;
+BEGIN
+  UPDATE ${schema}.task_specs t
+     SET run_member = p_member, run_token = p_token, run_revision = p_revision, run_started_at = clock_timestamp(),
+         fault_failures = CASE WHEN t.run_token = p_token THEN t.fault_failures END,
+         fault_failing = CASE WHEN t.run_token = p_token THEN t.fault_failing END,
+         fault_error = CASE WHEN t.run_token = p_token THEN t.fault_error END,
+         fault_at_ms = CASE WHEN t.run_token = p_token THEN t.fault_at_ms END
+   WHERE t.pool = p_pool AND t.name = p_name AND (t.run_token IS NULL OR t.run_token <= p_token);
+  v_done := FOUND;
+  IF v_done THEN
+    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
+  END IF;
+  RETURN v_done;
+END
+$$;
+
+-- TaskSpecs.fault: writes the fault (all null: clears it) if the recorded run holds p_token. True if recorded.
+CREATE OR REPLACE FUNCTION ${schema}.task_spec_fault(
+    p_pool text, p_name text, p_token bigint, p_failures integer, p_failing boolean, p_error text, p_at_ms bigint,
+    p_channel text, p_payload text)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_done boolean;
+BEGIN
+  UPDATE ${schema}.task_specs t
+     SET fault_failures = p_failures, fault_failing = p_failing, fault_error = p_error, fault_at_ms = p_at_ms
+   WHERE t.pool = p_pool AND t.name = p_name AND t.run_token = p_token;
+  v_done := FOUND;
+  IF v_done THEN
+    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
+  END IF;
+  RETURN v_done;
+END
+$$;
+
+-- TaskSpecs.purge: deletes the tombstone of revision p_revision. True if deleted.
+CREATE OR REPLACE FUNCTION ${schema}.purge_task_spec(
+    p_pool text, p_name text, p_revision bigint, p_channel text, p_payload text)
+RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  v_done boolean;
+BEGIN
+  DELETE FROM ${schema}.task_specs t
+   WHERE t.pool = p_pool AND t.name = p_name AND t.deleted_at IS NOT NULL AND t.revision = p_revision;
+  v_done := FOUND;
+  IF v_done THEN
+    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
+  END IF;
+  RETURN v_done;
+END
 $$;

@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.allot.store.MemberMeta;
 import io.allot.store.MemberRecord;
 import io.allot.store.UnitOwner;
+import io.allot.store.spec.Created;
+import io.allot.store.spec.TaskRun;
+import io.allot.store.spec.TaskSpecs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +21,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -27,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * tables, indexes, constraints and functions as a schema created by this release. Release 3 created its functions in
  * the migrations themselves (copies of its {@code schema-v1.sql} to {@code schema-v3.sql} under {@code legacy-v3/});
  * release 4 had today's {@code schema-v1.sql} to {@code schema-v4.sql} (applied migrations are never edited) and
- * its own {@code functions.sql} (a copy under {@code legacy-v4/}).
+ * its own {@code functions.sql} (a copy under {@code legacy-v4/}); release 7 (finite tasks, before the task specs of
+ * version 8) likewise, with its {@code functions.sql} under {@code legacy-v7/}.
  */
 class PostgresSchemaUpgradeTest {
   private static final Duration GUARD = Duration.ofSeconds(1);
@@ -118,8 +123,62 @@ class PostgresSchemaUpgradeTest {
   }
 
   /**
-   * What the SchemaMigrator of release {@code release} (3 or 4) did on an empty database: version table, the
-   * migrations up to {@code release}, one row each, and (4) its functions with their hash, in {@code schema}.
+   * A schema of release 7 (finite tasks, no task specs) gains the task specs: its data stays readable, the specs
+   * work on it, calls of release 7's form still resolve, and it ends up as a schema created by this release.
+   */
+  @Test
+  void aSchemaOfRelease7GainsTaskSpecsAndMatchesAFreshOne() throws Exception {
+    try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
+      String s = old.quoted();
+      createAsAnEarlierReleaseDid(c, old.name(), 7);
+      long session = longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m1", 1, 2, 60_000L,
+          "allot_x", "old", "zone=z1");
+      try (Statement st = c.createStatement()) {
+        st.execute("INSERT INTO " + s + ".tasks (queue, key, data, max_attempts, due_at, updated_at) "
+            + "VALUES ('q', 'k', 'data of release 7', 3, clock_timestamp(), clock_timestamp())");
+      }
+      assertThat(column(c, "SELECT coalesce(to_regclass(?)::text, '-')", old.name() + ".task_specs"))
+          .containsExactly("-");
+
+      try (PostgresStore store = PostgresStore.connect(PostgresStoreConfig.builder(old.uri()).lostStateGuard(GUARD)
+          .build())) {
+        assertThat(column(c, "SELECT version || ' ' || coalesce(functions_sha256, '-') FROM " + s
+            + ".allot_schema_version ORDER BY version")).containsExactly("1 -", "2 -", "3 -", "4 -", "5 -", "6 -",
+            "7 -", "8 " + SchemaMigrator.FUNCTIONS_SHA256);
+        assertThat(store.membership("pool").members().get("m1").session()).isEqualTo(session);
+        assertThat(store.taskQueue("q").get("k").orElseThrow().data()).isEqualTo("data of release 7");
+        assertThat(store.taskQueue("q").claim("w", 1, Duration.ofMinutes(1))).hasSize(1);
+
+        TaskSpecs specs = store.taskSpecs("pool");
+        assertThat(specs.version()).isZero();
+        assertThat(specs.create("ticker", "{\"n\":1}", 2).outcome()).isEqualTo(Created.Outcome.CREATED);
+        assertThat(specs.started("ticker", new TaskRun("m1", 5, 1, 0))).isTrue();
+        assertThat(specs.delete("ticker").orElseThrow().deleted()).isTrue();
+        assertThat(specs.purge("ticker", 1)).isTrue();
+        assertThat(specs.list()).isEmpty();
+        assertThat(specs.version()).isEqualTo(4);
+
+        // a process of release 7 still running: its calls resolve to the functions of this release
+        assertThat(longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m2", 1, 1, 60_000L,
+            "allot_x", "old", "")).isGreaterThan(session);
+        assertThat(column(c, "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
+            + "WHERE n.nspname = '" + old.name() + "' GROUP BY p.proname HAVING count(*) > 1")).as("no stale overloads")
+            .isEmpty();
+      }
+
+      fresh.connect().close();
+      List<String> upgraded = catalog(c, old.name());
+      assertThat(upgraded).contains("S.task_specs PRIMARY KEY (pool, name)",
+          "S.task_spec_versions PRIMARY KEY (pool)")
+          .anyMatch(line -> line.startsWith("task_specs.args text NO"))
+          .anyMatch(line -> line.startsWith("CREATE OR REPLACE FUNCTION S.create_task_spec(p_pool text"));
+      assertThat(upgraded).as("upgraded schema vs fresh schema").isEqualTo(catalog(c, fresh.name()));
+    }
+  }
+
+  /**
+   * What the SchemaMigrator of release {@code release} (3, 4 or 7) did on an empty database: version table, the
+   * migrations up to {@code release}, one row each, and (4, 7) its functions with their hash, in {@code schema}.
    */
   private static void createAsAnEarlierReleaseDid(Connection c, String schema, int release) throws SQLException {
     String s = SchemaMigrator.quote(schema);
@@ -138,10 +197,10 @@ class PostgresSchemaUpgradeTest {
           ins.executeUpdate();
         }
       }
-      if (release == 4) {
-        st.execute(legacy("legacy-v4/functions.sql").replace("${schema}", s));
-        st.execute("UPDATE " + s + ".allot_schema_version SET functions_sha256 = 'sha256 of release 4' "
-            + "WHERE version = 4");
+      if (release >= 4) {
+        st.execute(legacy("legacy-v" + release + "/functions.sql").replace("${schema}", s));
+        st.execute("UPDATE " + s + ".allot_schema_version SET functions_sha256 = 'sha256 of release " + release
+            + "' WHERE version = " + release);
       }
     }
   }

@@ -133,16 +133,17 @@ public final class RedisStore implements Store {
     return seedKeys;
   }
 
+  /** The long-running task specs of {@code pool} ({@link RedisTaskSpecs}: its keys all in one slot, {@link SpecKeys}). */
+  @Override
+  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+    return new RedisTaskSpecs(connection, Store.checkPool(pool));
+  }
+
   /**
    * The finite-task queue {@code name} ({@link RedisTaskQueue}: its keys all in one slot, {@link TaskKeys}).
    *
    * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
    */
-  @Override
-  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
-    throw new UnsupportedOperationException("task specs are not yet on Redis"); // TODO(issue 11): the helper fills this in
-  }
-
   @Override
   public io.allot.store.queue.TaskQueue taskQueue(String name) {
     return new RedisTaskQueue(connection, safety.clockMargin(), name);

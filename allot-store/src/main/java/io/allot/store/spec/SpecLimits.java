@@ -44,14 +44,20 @@ public final class SpecLimits {
   }
 
   /**
-   * Checks arguments: not null, at most {@value #MAX_ARGS_BYTES} bytes of UTF-8. (Whether they are JSON is the
-   * API's check; the store keeps the text verbatim.)
+   * Checks arguments: not null, at most {@value #MAX_ARGS_BYTES} bytes of UTF-8, text that every store can keep
+   * verbatim: no unpaired surrogate (UTF-8 has no encoding for it) and no NUL character (PostgreSQL text cannot hold
+   * it; JSON escapes it). (Whether they are JSON is the API's check; the store keeps the text verbatim.)
    *
    * @return the arguments
    */
   public static String checkArgs(String args) {
     if (args == null) {
       throw new IllegalArgumentException("task args must not be null (use \"{}\")");
+    }
+    int bad = unstorableAt(args);
+    if (bad >= 0) {
+      throw new IllegalArgumentException("task args hold " + (args.charAt(bad) == 0 ? "a NUL character"
+          : "an unpaired surrogate") + " at " + bad + ": not text every store can keep");
     }
     if (args.length() > MAX_ARGS_BYTES / 3) {
       int bytes = args.getBytes(StandardCharsets.UTF_8).length;
@@ -60,6 +66,47 @@ public final class SpecLimits {
       }
     }
     return args;
+  }
+
+  /** The index of the first NUL or unpaired surrogate in {@code s}, or -1. */
+  static int unstorableAt(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == 0) {
+        return i;
+      }
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          i++;
+        } else {
+          return i;
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** {@code s} with every NUL and unpaired surrogate replaced by U+FFFD: text every store keeps verbatim. */
+  static String storable(String s) {
+    if (unstorableAt(s) < 0) {
+      return s;
+    }
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == 0) {
+        b.append('\uFFFD');
+      } else if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+          b.append(c).append(s.charAt(++i));
+        } else {
+          b.append('\uFFFD');
+        }
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
   }
 
   /**

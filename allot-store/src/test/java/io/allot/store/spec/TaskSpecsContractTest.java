@@ -227,6 +227,21 @@ public abstract class TaskSpecsContractTest {
   }
 
   @Test
+  void anErrorCutToTheLimitKeepsWholeCharactersSoEveryStoreKeepsItVerbatim() {
+    s.create("a", "{}", 1);
+    s.started("a", new TaskRun("m1", 1, 1, 0));
+    String err = "x".repeat(SpecLimits.MAX_ERROR_CHARS - 1) + "💡 and more";
+    TaskFault f = new TaskFault(1, true, err, 1);
+    assertThat(f.lastError()).as("not half of the surrogate pair").isEqualTo("x".repeat(SpecLimits.MAX_ERROR_CHARS - 1));
+    assertThat(s.fault("a", 1, f)).isTrue();
+    assertThat(s.get("a").orElseThrow().fault()).isEqualTo(f);
+    TaskFault odd = new TaskFault(1, true, "nul \u0000 lone \ud83d and \udca1 pair 💡", 1);
+    assertThat(odd.lastError()).isEqualTo("nul \ufffd lone \ufffd and \ufffd pair 💡");
+    assertThat(s.fault("a", 1, odd)).isTrue();
+    assertThat(s.get("a").orElseThrow().fault()).isEqualTo(odd);
+  }
+
+  @Test
   void badInputIsRefusedNamingItAndChangesNothing() {
     s.create("a", "{}", 1);
     long v = s.version();
@@ -241,6 +256,10 @@ public abstract class TaskSpecsContractTest {
     String tooBig = "\"" + "é".repeat(SpecLimits.MAX_ARGS_BYTES / 2) + "\"";
     assertThatThrownBy(() -> s.create("b", tooBig, 1)).hasMessageContaining("bytes; at most");
     assertThatThrownBy(() -> s.update("a", tooBig, 1)).hasMessageContaining("bytes; at most");
+    assertThatThrownBy(() -> s.create("b", "{\"x\":\"\ud83d\"}", 1)).hasMessageContaining("args")
+        .hasMessageContaining("unpaired surrogate at 6");
+    assertThatThrownBy(() -> s.update("a", "{\"x\":\"\u0000\"}", 1)).hasMessageContaining("args")
+        .hasMessageContaining("NUL character at 6");
     assertThat(s.version()).isEqualTo(v);
     assertThat(s.list()).extracting(TaskSpec::name).containsExactly("a");
   }

@@ -1,0 +1,44 @@
+package io.allot.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.allot.store.spec.Created;
+import io.allot.store.spec.TaskSpecs;
+import io.allot.testkit.TestServers;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The task-specs contract (and the Redis-specific tests of {@link RedisTaskSpecsTest}) on the throwaway 3-master
+ * Redis Cluster of {@link TestServers#redisClusterUri()}, plus pools whose spec keys are on every master.
+ */
+class RedisClusterTaskSpecsTest extends RedisTaskSpecsTest {
+
+  @Override
+  String uri() {
+    return TestServers.redisClusterUri();
+  }
+
+  @Test
+  void isACluster() {
+    assertThat(store.config().cluster()).isTrue();
+  }
+
+  @Test
+  void poolsOnEveryMasterWork() {
+    Set<String> nodes = new HashSet<>();
+    String base = "p-" + UUID.randomUUID().toString().substring(0, 8);
+    for (int i = 0; nodes.size() < rawRedis.masters(); i++) {
+      assertThat(i).as("pools on all %d masters", rawRedis.masters()).isLessThan(1000);
+      String pool = base + "-" + i + (i % 2 == 0 ? "" : "{" + i + "}");
+      TaskSpecs s = specs(pool);
+      nodes.add(rawRedis.nodeOf(SpecKeys.names(pool)[0]));
+      assertThat(s.create("a", "{}", 1).outcome()).isEqualTo(Created.Outcome.CREATED);
+      assertThat(peer.taskSpecs(pool).delete("a").orElseThrow().deleted()).isTrue();
+      assertThat(s.list()).hasSize(1);
+      assertThat(s.version()).isEqualTo(2);
+    }
+  }
+}
