@@ -26,6 +26,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "task",
+    mixinStandardHelpOptions = true,
     description = {
       "Long-running tasks of a pool: create, update, delete, get, list. Talks to the store directly, with the checks",
       "and the derived statuses of the server's API (/api/v1): Created, Processing, OnDeleting, Deleted, Failed,",
@@ -68,6 +69,10 @@ final class TaskCommand implements Runnable {
 
     @Override
     public Integer call() {
+      if (StoreOptions.isMemory(t.store.uri("allot-task-" + verb()))) {
+        throw new BadInputException("-store memory: lives in one process only, so a task written there is gone when "
+            + "this command exits; use the store of the server: redis://... or postgresql://...");
+      }
       try (Store s = t.store.open("allot-task-" + verb(), spec.commandLine().getErr())) {
         TaskService service = TaskService.anyPool(s, t.table);
         PrintWriter out = spec.commandLine().getOut();
@@ -77,6 +82,9 @@ final class TaskCommand implements Runnable {
         } catch (TaskApiException e) {
           err.println("allot: " + e.getMessage() + (e.status() == 400 || e.status() == 413 ? "; nothing changed" : ""));
           return e.status() == 400 || e.status() == 413 ? 2 : 1;
+        } catch (UnsupportedOperationException e) {
+          err.println("allot: store " + s.describe() + " cannot hold task specs yet: " + e.getMessage());
+          return 1;
         }
         return 0;
       }
@@ -113,7 +121,7 @@ final class TaskCommand implements Runnable {
     out.println(TaskJson.writePretty(TaskJson.task(v)));
   }
 
-  @Command(name = "create", description = {
+  @Command(name = "create", mixinStandardHelpOptions = true, description = {
       "Creates task NAME. Idempotent: an identical task (same arguments, compared as canonical JSON, and cost)",
       "is left as it is (exit 0); one with other arguments or cost is a conflict (exit 1)."})
   static final class Create extends Op {
@@ -140,7 +148,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "update", description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
+  @Command(name = "update", mixinStandardHelpOptions = true, description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
   static final class Update extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name.")
     String name;
@@ -165,7 +173,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "delete", description = {
+  @Command(name = "delete", mixinStandardHelpOptions = true, description = {
       "Requests deletion of task NAME; it converges: OnDeleting while an owner still holds it, then Deleted."})
   static final class Delete extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name.")
@@ -182,7 +190,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "get", description = "Prints task NAME (live or deleted) as JSON.")
+  @Command(name = "get", mixinStandardHelpOptions = true, description = "Prints task NAME (live or deleted) as JSON.")
   static final class Get extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name.")
     String name;
@@ -198,7 +206,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "list", description = "Lists the tasks of the pool (live and deleted), sorted by name.")
+  @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the tasks of the pool (live and deleted), sorted by name.")
   static final class ListTasks extends Op {
     @Option(names = {"-status", "--status"}, paramLabel = "STATUS",
         description = "Only tasks with this status: Created, Processing, OnDeleting, Deleted, Failed, Pending.")

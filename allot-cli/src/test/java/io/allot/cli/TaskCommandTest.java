@@ -126,6 +126,10 @@ class TaskCommandTest {
     assertThat(task("update", "missing", "--args", "{}").code()).isEqualTo(1);
     assertThat(CliRun.of("task", "get", "x", "-store", uri).err()).contains("--pool");
     assertThat(CliRun.of("task").code()).isEqualTo(2);
+    CliRun memory = CliRun.of("task", "create", "x", "-store", "memory:", "--pool", "p");
+    assertThat(memory.code()).isEqualTo(2);
+    assertThat(memory.err()).contains("-store memory: lives in one process only");
+    assertThat(CliRun.of("task", "create", "--help").out()).contains("--args-file");
     assertThat(store.taskSpecs("p").version()).isEqualTo(version);
     assertThat(store.taskSpecs("p").get("x")).isEmpty();
   }
