@@ -104,6 +104,21 @@ class TaskStatusesProperties {
     }
   }
 
+  /** More capacity on any member never turns a Created task into a Pending one (statuses are monotone in room). */
+  @Property(tries = 1000)
+  void moreCapacityNeverMakesATaskPending(@ForAll("cases") Case c, @ForAll @net.jqwik.api.constraints.IntRange(min = 1,
+      max = 20) int more) {
+    Derived before = TaskStatuses.derive(c.spec(), c.owner(), c.pool());
+    Map<String, MemberRecord> bigger = new LinkedHashMap<>();
+    c.pool().members().forEach((id, m) -> bigger.put(id, new MemberRecord(id, m.meta().withCapacity(
+        m.capacity() == Integer.MAX_VALUE ? m.capacity() : m.capacity() + more), m.session(), m.leaseUntilMillis())));
+    Derived after = TaskStatuses.derive(c.spec(), c.owner(),
+        new PoolState(c.pool().nowMillis(), bigger, c.pool().table(), c.pool().costs()));
+    if (before.state() != TaskState.PENDING) {
+      assertThat(after.state()).isEqualTo(before.state());
+    }
+  }
+
   @Property(tries = 500)
   void deriveIsPure(@ForAll("cases") Case c) {
     assertThat(TaskStatuses.derive(c.spec(), c.owner(), c.pool()))
