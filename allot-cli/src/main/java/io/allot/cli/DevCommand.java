@@ -3,7 +3,11 @@ package io.allot.cli;
 import io.allot.core.assign.Assigners;
 import io.allot.server.config.GoDuration;
 import io.allot.server.dev.DevMode;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.allot.server.http.OpsHttpServer;
+import io.allot.tasks.TaskService;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -40,6 +44,13 @@ final class DevCommand implements Callable<Integer> {
   @Option(names = "--log", defaultValue = "warn", description = "Log level. Default ${DEFAULT-VALUE}.")
   String log;
 
+  @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",
+      description = "Port of /metrics, /version, /healthz and the task API /api/v1 (pool " + DevMode.GROUP
+          + "); 0 picks a free one. Default ${DEFAULT-VALUE}.")
+  int promPort;
+
+  @picocli.CommandLine.Mixin ApiOptions apiOptions;
+
   @Override
   public Integer call() throws Exception {
     Logging.configure(log);
@@ -53,9 +64,23 @@ final class DevCommand implements Callable<Integer> {
     Duration p = GoDuration.parsePositive(poll, "--poll-interval");
     Duration c = GoDuration.parsePositive(chaos, "--chaos-every");
     Duration d = duration == null ? null : GoDuration.parsePositive(duration, "--duration");
-    try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, new SimpleMeterRegistry())) {
-      Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
-      dev.run(d);
+    if (promPort < 0 || promPort > 65535) {
+      throw new BadInputException("-prom-port: " + promPort + " is not a port");
+    }
+    apiOptions.check();
+    PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, registry)) {
+      TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.GROUP));
+      try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks));
+          ApiOptions.Running grpc = apiOptions.grpc(tasks)) {
+        Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
+        System.out.printf("allot dev: task API on http://127.0.0.1:%d/api/v1 (pool %s)%s; %s%n", http.port(),
+            DevMode.GROUP, grpc.port() == 0 ? "" : ", gRPC on :" + grpc.port(), apiOptions.describeAuth());
+        System.out.flush();
+        dev.run(d);
+      }
+    } catch (java.io.UncheckedIOException e) {
+      throw new BadInputException("-prom-port " + promPort + ": " + e.getMessage());
     }
     return 0;
   }

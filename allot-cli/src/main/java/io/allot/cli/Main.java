@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Decides who does what in a fleet of service instances.",
-    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, QueueCommand.class, DevCommand.class,
+    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, QueueCommand.class, TaskCommand.class, DevCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -40,6 +40,10 @@ public final class Main implements Runnable {
         .get("server")
         .setDefaultValueProvider(
             new EnvDefaults(env, java.util.Map.of("SERVICES_NAMESPACES", java.util.List.of("SERVICES_NAMESPACE"))));
+    // dev reads only its API token from the environment
+    cl.getSubcommands().get("dev").setDefaultValueProvider(arg ->
+        arg instanceof picocli.CommandLine.Model.OptionSpec o && o.longestName().equals("--api-token")
+            ? env.apply("API_TOKEN") : null);
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(

@@ -7,6 +7,7 @@ import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.http.OpsHttpServer;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
+import io.allot.tasks.TaskService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
@@ -59,6 +60,8 @@ final class ServerCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin StoreOptions storeOptions;
 
+  @picocli.CommandLine.Mixin ApiOptions apiOptions;
+
   @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",
       description = "Port of /metrics, /version and /healthz; 0 picks a free one. Default ${DEFAULT-VALUE}.")
   int promPort;
@@ -107,17 +110,24 @@ final class ServerCommand implements Callable<Integer> {
     if (ignored != null || ignoredBool != null) {
       err.println("allot: note: -ka-time, -ka-timeout, -ka-permit-without-stream and -config-type are accepted for compatibility and ignored");
     }
+    apiOptions.check();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Store s = storeOptions.open("allot-distributor", err);
+    // the task API serves the groups of this server, reading the table it publishes
+    TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces());
     CountDownLatch stop = new CountDownLatch(1);
     try (s;
-        OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s));
+        OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks));
+        ApiOptions.Running grpc = apiOptions.grpc(tasks);
         DistributorServer server = new DistributorServer(s, settings, registry, null).start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close(); // releases leadership so a standby takes over at once
         stop.countDown();
       }, "allot-shutdown"));
-      org.slf4j.LoggerFactory.getLogger("io.allot.server").info("metrics on :{}/metrics", http.port());
+      org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger("io.allot.server");
+      log.info("metrics on :{}/metrics", http.port());
+      log.info("task API on :{}/api/v1 (OpenAPI: /api/v1/openapi.json){}; {}", http.port(),
+          grpc.port() == 0 ? "" : ", gRPC allot.tasks.v1.Tasks on :" + grpc.port(), apiOptions.describeAuth());
       stop.await();
     }
     return 0;

@@ -1,0 +1,96 @@
+package io.allot.cli;
+
+import io.allot.server.grpc.TasksGrpcService;
+import io.allot.server.http.ApiHandler;
+import io.allot.tasks.TaskService;
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Option;
+
+/**
+ * The task management API's options of {@code allot server} and {@code allot dev}: its bearer token and the port of
+ * its gRPC service. The REST API itself is always on, on the HTTP port of {@code /metrics}.
+ */
+final class ApiOptions {
+  @Option(names = {"-api-token", "--api-token"}, paramLabel = "TOKEN", defaultValue = "",
+      description = "Bearer token the task API's writes need (POST, PUT, DELETE under /api/v1 and the gRPC writes); "
+          + "reads are open. Empty: writes are open too. Env API_TOKEN.")
+  String token;
+
+  @Option(names = {"-api-grpc-port", "--api-grpc-port"}, paramLabel = "PORT", defaultValue = "0",
+      description = "Port of the task API as gRPC (allot.tasks.v1.Tasks); 0 = not served. Default ${DEFAULT-VALUE}.")
+  int grpcPort;
+
+  /** Checks the values; bad ones are bad input. */
+  void check() {
+    if (grpcPort < 0 || grpcPort > 65535) {
+      throw new BadInputException("-api-grpc-port: " + grpcPort + " is not a port");
+    }
+  }
+
+  /** The REST handler for {@code /api/v1}. */
+  ApiHandler http(TaskService service) {
+    return new ApiHandler(service, token);
+  }
+
+  /** A running gRPC API server, or nothing when the port is 0. Closing it stops it. */
+  interface Running extends AutoCloseable {
+    /** The port, or 0 when not served. */
+    int port();
+
+    @Override
+    void close();
+  }
+
+  /**
+   * Starts the gRPC API on {@link #grpcPort} (all interfaces), or nothing when it is 0.
+   *
+   * @throws BadInputException if the port cannot be bound
+   */
+  Running grpc(TaskService service) {
+    if (grpcPort == 0) {
+      return new Running() {
+        @Override
+        public int port() {
+          return 0;
+        }
+
+        @Override
+        public void close() {}
+      };
+    }
+    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(grpcPort))
+        .addService(TasksGrpcService.definition(service, token)).build();
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new BadInputException("-api-grpc-port " + grpcPort + ": cannot listen: " + e.getMessage());
+    }
+    return new Running() {
+      @Override
+      public int port() {
+        return server.getPort();
+      }
+
+      @Override
+      public void close() {
+        server.shutdown();
+        try {
+          server.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        server.shutdownNow();
+      }
+    };
+  }
+
+  /** One line on how writes are protected. */
+  String describeAuth() {
+    return token.isEmpty() ? "writes are OPEN to anyone who reaches the port (set -api-token or API_TOKEN)"
+        : "writes need the bearer token";
+  }
+}

@@ -1,0 +1,204 @@
+package io.allot.server.grpc;
+
+import io.allot.server.grpc.proto.CreateTaskRequest;
+import io.allot.server.grpc.proto.CreateTaskResponse;
+import io.allot.server.grpc.proto.ListMembersRequest;
+import io.allot.server.grpc.proto.ListMembersResponse;
+import io.allot.server.grpc.proto.ListPoolsRequest;
+import io.allot.server.grpc.proto.ListPoolsResponse;
+import io.allot.server.grpc.proto.ListTasksRequest;
+import io.allot.server.grpc.proto.ListTasksResponse;
+import io.allot.server.grpc.proto.Member;
+import io.allot.server.grpc.proto.Pool;
+import io.allot.server.grpc.proto.Task;
+import io.allot.server.grpc.proto.TaskRef;
+import io.allot.server.grpc.proto.TasksGrpc;
+import io.allot.server.grpc.proto.UpdateTaskRequest;
+import io.allot.tasks.MemberView;
+import io.allot.tasks.PoolInfo;
+import io.allot.tasks.TaskApiException;
+import io.allot.tasks.TaskService;
+import io.allot.tasks.TaskView;
+import io.grpc.BindableService;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/**
+ * The gRPC service {@code allot.tasks.v1.Tasks} ({@code src/main/proto/allot/tasks/v1/tasks.proto}): the task
+ * management API's operations over {@link TaskService}, with the REST API's errors mapped to gRPC statuses (400 and
+ * 413 to INVALID_ARGUMENT, 404 NOT_FOUND, 409 ALREADY_EXISTS, 401 UNAUTHENTICATED, 503 UNAVAILABLE) whose
+ * descriptions name the field. Add {@link #definition(TaskService, String)} to a server: it checks the bearer token
+ * of the writes.
+ */
+public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
+  /** The metadata key of the token: {@code authorization: Bearer <token>}. */
+  public static final Metadata.Key<String> AUTHORIZATION =
+      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+
+  private static final Set<String> WRITES = Set.of(
+      TasksGrpc.getCreateTaskMethod().getFullMethodName(),
+      TasksGrpc.getUpdateTaskMethod().getFullMethodName(),
+      TasksGrpc.getDeleteTaskMethod().getFullMethodName());
+
+  private final TaskService service;
+
+  public TasksGrpcService(TaskService service) {
+    this.service = Objects.requireNonNull(service, "service");
+  }
+
+  /**
+   * The service with its token check: with a non-empty {@code apiToken}, the writes need {@code authorization:
+   * Bearer <apiToken>} (UNAUTHENTICATED otherwise); reads are open.
+   */
+  public static ServerServiceDefinition definition(TaskService service, String apiToken) {
+    BindableService s = new TasksGrpcService(service);
+    if (apiToken == null || apiToken.isEmpty()) {
+      return s.bindService();
+    }
+    return ServerInterceptors.intercept(s, new BearerCheck(apiToken));
+  }
+
+  /** Refuses writes without the right bearer token. */
+  static final class BearerCheck implements ServerInterceptor {
+    private final byte[] token;
+
+    BearerCheck(String token) {
+      this.token = token.getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
+        ServerCallHandler<Q, R> next) {
+      if (WRITES.contains(call.getMethodDescriptor().getFullMethodName())) {
+        String h = headers.get(AUTHORIZATION);
+        String prefix = "Bearer ";
+        String problem = null;
+        if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
+          problem = "authorization: writes need the metadata 'authorization: Bearer <token>'";
+        } else if (!MessageDigest.isEqual(h.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8), token)) {
+          problem = "authorization: wrong bearer token";
+        }
+        if (problem != null) {
+          call.close(Status.UNAUTHENTICATED.withDescription(problem), new Metadata());
+          return new ServerCall.Listener<>() {};
+        }
+      }
+      return next.startCall(call, headers);
+    }
+  }
+
+  @Override
+  public void createTask(CreateTaskRequest req, StreamObserver<CreateTaskResponse> out) {
+    run(out, () -> {
+      TaskService.Written w = service.create(req.getPool(), req.getName(),
+          req.getArgsJson().isEmpty() ? "{}" : req.getArgsJson(), req.getCost() == 0 ? 1 : req.getCost());
+      return CreateTaskResponse.newBuilder().setTask(task(w.task())).setCreated(w.created()).build();
+    });
+  }
+
+  @Override
+  public void updateTask(UpdateTaskRequest req, StreamObserver<Task> out) {
+    run(out, () -> task(service.update(req.getPool(), req.getName(), req.getArgsJson(),
+        req.getCost() == 0 ? null : req.getCost())));
+  }
+
+  @Override
+  public void deleteTask(TaskRef req, StreamObserver<Task> out) {
+    run(out, () -> task(service.delete(req.getPool(), req.getName())));
+  }
+
+  @Override
+  public void getTask(TaskRef req, StreamObserver<Task> out) {
+    run(out, () -> task(service.get(req.getPool(), req.getName())));
+  }
+
+  @Override
+  public void listTasks(ListTasksRequest req, StreamObserver<ListTasksResponse> out) {
+    run(out, () -> {
+      ListTasksResponse.Builder b = ListTasksResponse.newBuilder();
+      service.list(req.getPool(), req.getStatus()).forEach(t -> b.addTasks(task(t)));
+      return b.build();
+    });
+  }
+
+  @Override
+  public void listPools(ListPoolsRequest req, StreamObserver<ListPoolsResponse> out) {
+    run(out, () -> {
+      ListPoolsResponse.Builder b = ListPoolsResponse.newBuilder();
+      for (PoolInfo p : service.pools()) {
+        b.addPools(Pool.newBuilder().setName(p.name()).setTasks(p.tasks()).setDeleted(p.deleted())
+            .setLiveMembers(p.liveMembers()));
+      }
+      return b.build();
+    });
+  }
+
+  @Override
+  public void listMembers(ListMembersRequest req, StreamObserver<ListMembersResponse> out) {
+    run(out, () -> {
+      ListMembersResponse.Builder b = ListMembersResponse.newBuilder();
+      for (MemberView m : service.members(req.getPool())) {
+        Member.Builder mb = Member.newBuilder().setId(m.id()).setUp(m.up())
+            .setLeaseExpiresAtMillis(m.leaseUntilMillis()).setAffinity(m.affinity())
+            .setCapacity(m.capacity() == null ? 0 : m.capacity()).setUnlimited(m.capacity() == null).setUsed(m.used());
+        if (m.version() != null) {
+          mb.setVersion(m.version());
+        }
+        b.addMembers(mb);
+      }
+      return b.build();
+    });
+  }
+
+  /** The message of a task view (absent values as empty strings and zeros). */
+  static Task task(TaskView v) {
+    return Task.newBuilder().setName(v.name()).setArgsJson(v.args()).setCost(v.cost()).setRevision(v.revision())
+        .setStatus(v.status().jsonName()).setOwner(v.owner() == null ? "" : v.owner())
+        .setToken(v.token() == null ? 0 : v.token()).setCreatedAtMillis(v.createdMillis())
+        .setUpdatedAtMillis(v.updatedMillis()).setDeletedAtMillis(v.deletedMillis())
+        .setLastError(v.lastError() == null ? "" : v.lastError()).setReason(v.reason() == null ? "" : v.reason())
+        .build();
+  }
+
+  private static <T> void run(StreamObserver<T> out, Supplier<T> call) {
+    T result;
+    try {
+      result = call.get();
+    } catch (TaskApiException e) {
+      out.onError(status(e.status()).withDescription(e.getMessage()).asRuntimeException());
+      return;
+    } catch (UnsupportedOperationException e) {
+      out.onError(Status.UNIMPLEMENTED.withDescription("not supported by this store: " + e.getMessage())
+          .asRuntimeException());
+      return;
+    } catch (RuntimeException e) {
+      out.onError(Status.INTERNAL.withDescription("internal error: " + e).withCause(e).asRuntimeException());
+      return;
+    }
+    out.onNext(result);
+    out.onCompleted();
+  }
+
+  /** The gRPC status of an HTTP status of {@link TaskApiException}. */
+  static Status status(int http) {
+    return switch (http) {
+      case 400, 413 -> Status.INVALID_ARGUMENT;
+      case 401 -> Status.UNAUTHENTICATED;
+      case 404 -> Status.NOT_FOUND;
+      case 409 -> Status.ALREADY_EXISTS;
+      case 503 -> Status.UNAVAILABLE;
+      default -> Status.UNKNOWN;
+    };
+  }
+}

@@ -1,0 +1,341 @@
+package io.allot.server.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import io.allot.store.spec.SpecLimits;
+import io.allot.tasks.TaskApiException;
+import io.allot.tasks.TaskJson;
+import io.allot.tasks.TaskService;
+import io.allot.tasks.TaskView;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The task management REST API under {@code /api/v1}, mounted on the server's HTTP port next to {@code /metrics}
+ * ({@link OpsHttpServer}). JSON in and out; the document {@code /api/v1/openapi.json} describes every route
+ * ({@link #ROUTES}; a test checks the two agree).
+ *
+ * <ul>
+ *   <li>{@code POST /api/v1/pools/{pool}/tasks} {@code {"name", "args", "cost"}}: 201 with the task when created,
+ *       200 with the task when an identical one exists (same canonical args and cost), 409 when one exists with
+ *       other args or cost. {@code args} defaults to {@code {}}, {@code cost} to 1.</li>
+ *   <li>{@code GET /api/v1/pools/{pool}/tasks[?status=S]}: {@code {"tasks": [...]}}, live and deleted.</li>
+ *   <li>{@code GET|PUT|DELETE /api/v1/pools/{pool}/tasks/{name}}: the task; PUT {@code {"args", "cost"}} (cost
+ *       optional: kept) answers 200; DELETE answers 202 (deletion converges: OnDeleting, then Deleted).</li>
+ *   <li>{@code GET /api/v1/pools}, {@code GET /api/v1/pools/{pool}/members}.</li>
+ * </ul>
+ *
+ * Writes (POST, PUT, DELETE) need {@code Authorization: Bearer <token>} when the handler has a token (401
+ * otherwise); reads are open. Errors are {@code {"error": "<field>: <what is wrong>"}}: 400 bad input or malformed
+ * JSON, 401, 404 unknown pool, task or path, 405 wrong method (with {@code Allow}), 409, 413 (args over
+ * {@value SpecLimits#MAX_ARGS_BYTES} bytes, or a body over {@value #MAX_BODY_BYTES} bytes), 503 store
+ * unreachable. A refused request changes nothing.
+ */
+public final class ApiHandler implements HttpHandler {
+  private static final Logger log = LoggerFactory.getLogger(ApiHandler.class);
+
+  /** The path every route starts with. */
+  public static final String PREFIX = "/api/v1";
+  /** The largest request body read; more is a 413. */
+  public static final int MAX_BODY_BYTES = 1024 * 1024;
+  /** How much of an oversized body is read and dropped before the 413, so the client sees the answer. */
+  private static final long DRAIN_BYTES = 16L * 1024 * 1024;
+
+  /** Every route served, as {@code METHOD path-template}, as the OpenAPI document lists them. */
+  public static final Set<String> ROUTES = Set.of(
+      "GET /api/v1/openapi.json",
+      "GET /api/v1/pools",
+      "GET /api/v1/pools/{pool}/members",
+      "GET /api/v1/pools/{pool}/tasks",
+      "POST /api/v1/pools/{pool}/tasks",
+      "GET /api/v1/pools/{pool}/tasks/{name}",
+      "PUT /api/v1/pools/{pool}/tasks/{name}",
+      "DELETE /api/v1/pools/{pool}/tasks/{name}");
+
+  private static final String OPENAPI_RESOURCE = "openapi.json";
+
+  private final TaskService service;
+  private final byte[] token;
+  private final byte[] openApi;
+
+  /**
+   * @param service  the operations
+   * @param apiToken the bearer token writes need; null or empty: writes are open too
+   */
+  public ApiHandler(TaskService service, String apiToken) {
+    this.service = service;
+    this.token = apiToken == null || apiToken.isEmpty() ? null : apiToken.getBytes(StandardCharsets.UTF_8);
+    this.openApi = openApiDocument();
+  }
+
+  /** The OpenAPI 3 document served at {@code /api/v1/openapi.json} (a resource next to this class). */
+  public static byte[] openApiDocument() {
+    try (InputStream in = ApiHandler.class.getResourceAsStream(OPENAPI_RESOURCE)) {
+      if (in == null) {
+        throw new IllegalStateException("resource " + OPENAPI_RESOURCE + " is missing next to " + ApiHandler.class);
+      }
+      return in.readAllBytes();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      Reply r;
+      try {
+        r = route(ex);
+      } catch (TaskApiException e) {
+        r = Reply.error(e.status(), e.getMessage());
+      } catch (MethodNotAllowed e) {
+        r = Reply.error(405, e.getMessage()).header("Allow", e.allowed);
+      } catch (UnsupportedOperationException e) {
+        r = Reply.error(501, "not supported by this store: " + e.getMessage());
+      } catch (RuntimeException e) {
+        log.warn("{} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
+        r = Reply.error(500, "internal error: " + e);
+      }
+      r.send(ex);
+    }
+  }
+
+  private Reply route(HttpExchange ex) throws IOException {
+    String method = ex.getRequestMethod();
+    String raw = ex.getRequestURI().getRawPath();
+    if (!raw.equals(PREFIX) && !raw.startsWith(PREFIX + "/")) {
+      return Reply.error(404, "path: no such path '" + raw + "'");
+    }
+    List<String> seg = new ArrayList<>();
+    for (String s : raw.substring(PREFIX.length()).split("/", -1)) {
+      seg.add(URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8));
+    }
+    seg.remove(0); // before the first '/'
+    int n = seg.size();
+    if (n == 1 && seg.get(0).equals("openapi.json")) {
+      allow(method, "GET");
+      return new Reply(200, "application/json", openApi, null);
+    }
+    if (n == 1 && seg.get(0).equals("pools")) {
+      allow(method, "GET");
+      return Reply.json(200, TaskJson.pools(service.pools()));
+    }
+    if (n >= 3 && seg.get(0).equals("pools")) {
+      String pool = seg.get(1);
+      if (n == 3 && seg.get(2).equals("members")) {
+        allow(method, "GET");
+        return Reply.json(200, TaskJson.members(pool, service.members(pool)));
+      }
+      if (n == 3 && seg.get(2).equals("tasks")) {
+        allow(method, "GET", "POST");
+        if (method.equals("GET")) {
+          return Reply.json(200, TaskJson.tasks(service.list(pool, query(ex, "status"))));
+        }
+        authorize(ex);
+        ObjectNode body = body(ex, Set.of("name", "args", "cost"));
+        JsonNode name = body.get("name");
+        if (name == null || !name.isTextual()) {
+          throw new TaskApiException(400, "name: must be a string but was " + TaskJson.kind(name));
+        }
+        TaskService.Written w = service.create(pool, name.asText(), args(body, true), cost(body, 1));
+        String location = PREFIX + "/pools/" + encode(pool) + "/tasks/" + encode(w.task().name());
+        return Reply.json(w.created() ? 201 : 200, TaskJson.task(w.task())).header("Location", location);
+      }
+      if (n == 4 && seg.get(2).equals("tasks")) {
+        String name = seg.get(3);
+        allow(method, "GET", "PUT", "DELETE");
+        switch (method) {
+          case "GET":
+            return Reply.json(200, TaskJson.task(service.get(pool, name)));
+          case "PUT": {
+            authorize(ex);
+            ObjectNode body = body(ex, Set.of("name", "args", "cost"));
+            JsonNode bodyName = body.get("name");
+            if (bodyName != null && !(bodyName.isTextual() && bodyName.asText().equals(name))) {
+              throw new TaskApiException(400, "name: the body names " + bodyName + " but the path names '" + name
+                  + "'; leave it out or make them agree");
+            }
+            Integer cost = body.has("cost") ? cost(body, 0) : null;
+            TaskView v = service.update(pool, name, args(body, false), cost);
+            return Reply.json(200, TaskJson.task(v));
+          }
+          default: {
+            authorize(ex);
+            return Reply.json(202, TaskJson.task(service.delete(pool, name)));
+          }
+        }
+      }
+    }
+    return Reply.error(404, "path: no such path '" + raw + "'; see " + PREFIX + "/openapi.json");
+  }
+
+  private static void allow(String method, String... allowed) {
+    for (String a : allowed) {
+      if (a.equals(method)) {
+        return;
+      }
+    }
+    throw new MethodNotAllowed(method, String.join(", ", allowed));
+  }
+
+  /** 405, with the methods the path takes. */
+  private static final class MethodNotAllowed extends RuntimeException {
+    private final String allowed;
+
+    MethodNotAllowed(String method, String allowed) {
+      super("method: " + method + " is not allowed here; use " + allowed, null, false, false);
+      this.allowed = allowed;
+    }
+  }
+
+  private void authorize(HttpExchange ex) {
+    if (token == null) {
+      return;
+    }
+    String h = ex.getRequestHeaders().getFirst("Authorization");
+    String prefix = "Bearer ";
+    if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
+      throw new TaskApiException(401, "authorization: writes need the header 'Authorization: Bearer <token>'");
+    }
+    byte[] given = h.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8);
+    if (!MessageDigest.isEqual(given, token)) {
+      throw new TaskApiException(401, "authorization: wrong bearer token");
+    }
+  }
+
+  private static ObjectNode body(HttpExchange ex, Set<String> fields) throws IOException {
+    byte[] bytes = readBody(ex);
+    JsonNode node;
+    try {
+      node = TaskJson.MAPPER.readTree(bytes);
+    } catch (JsonProcessingException e) {
+      throw new TaskApiException(400, "body: malformed JSON: " + e.getOriginalMessage());
+    }
+    if (node == null || !node.isObject()) {
+      throw new TaskApiException(400, "body: must be a JSON object but was " + TaskJson.kind(node));
+    }
+    for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
+      String f = it.next();
+      if (!fields.contains(f)) {
+        throw new TaskApiException(400, "body: unknown field '" + f + "'; the fields are " + String.join(", ",
+            fields.stream().sorted().toList()));
+      }
+    }
+    return (ObjectNode) node;
+  }
+
+  private static byte[] readBody(HttpExchange ex) throws IOException {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    byte[] buf = new byte[8192];
+    try (InputStream in = ex.getRequestBody()) {
+      int r;
+      while ((r = in.read(buf)) >= 0) {
+        out.write(buf, 0, r);
+        if (out.size() > MAX_BODY_BYTES) {
+          // read on (discarding, up to a bound) so the client, still sending, gets the 413 and not a reset
+          long drained = 0;
+          while (drained < DRAIN_BYTES && (r = in.read(buf)) >= 0) {
+            drained += r;
+          }
+          throw tooLarge();
+        }
+      }
+    }
+    return out.toByteArray();
+  }
+
+  private static TaskApiException tooLarge() {
+    return new TaskApiException(413, "args: the request body is over " + MAX_BODY_BYTES
+        + " bytes; args may have at most " + SpecLimits.MAX_ARGS_BYTES + " bytes");
+  }
+
+  /** The args of a body as JSON text: {@code {}} when absent and {@code optional}. */
+  private static String args(ObjectNode body, boolean optional) {
+    JsonNode a = body.get("args");
+    if (a == null) {
+      if (optional) {
+        return "{}";
+      }
+      throw new TaskApiException(400, "args: missing; give the new arguments as a JSON object");
+    }
+    return TaskJson.canonicalArgs(a);
+  }
+
+  private static int cost(ObjectNode body, int dflt) {
+    JsonNode c = body.get("cost");
+    if (c == null) {
+      return dflt;
+    }
+    if (!c.isIntegralNumber() || !c.canConvertToInt()) {
+      throw new TaskApiException(400, "cost: must be an integer from 1 to " + SpecLimits.MAX_COST + " but was "
+          + c);
+    }
+    return c.intValue();
+  }
+
+  private static String query(HttpExchange ex, String param) {
+    String q = ex.getRequestURI().getRawQuery();
+    if (q == null) {
+      return null;
+    }
+    for (String pair : q.split("&")) {
+      int eq = pair.indexOf('=');
+      String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      if (k.equals(param)) {
+        return eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      }
+    }
+    return null;
+  }
+
+  private static String encode(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+
+  /** A response. */
+  private record Reply(int status, String type, byte[] body, List<String[]> headers) {
+    static Reply json(int status, JsonNode node) {
+      return new Reply(status, "application/json", TaskJson.write(node).getBytes(StandardCharsets.UTF_8), null);
+    }
+
+    static Reply error(int status, String message) {
+      return json(status, TaskJson.error(message));
+    }
+
+    Reply header(String name, String value) {
+      List<String[]> h = headers == null ? new ArrayList<>() : new ArrayList<>(headers);
+      h.add(new String[] {name, value});
+      return new Reply(status, type, body, h);
+    }
+
+    void send(HttpExchange ex) throws IOException {
+      ex.getResponseHeaders().set("Content-Type", type);
+      if (headers != null) {
+        headers.forEach(h -> ex.getResponseHeaders().add(h[0], h[1]));
+      }
+      if (status == 401) {
+        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"allot\"");
+      }
+      ex.sendResponseHeaders(status, body.length);
+      try (OutputStream os = ex.getResponseBody()) {
+        os.write(body);
+      }
+    }
+  }
+}

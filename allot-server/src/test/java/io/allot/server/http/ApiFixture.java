@@ -1,0 +1,83 @@
+package io.allot.server.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.allot.store.memory.MemoryStore;
+import io.allot.tasks.TaskJson;
+import io.allot.tasks.TaskService;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** A server with the API on a free port, a memory store on a hand-driven clock, and an HTTP client. */
+final class ApiFixture implements AutoCloseable {
+  static final String TABLE = "sys-matching-table";
+  static final String TOKEN = "s3cret";
+
+  final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+  final MemoryStore store = new MemoryStore(nanos::get);
+  final OpsHttpServer server;
+  final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+  ApiFixture(String token) {
+    server = new OpsHttpServer(0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), "test", () -> true,
+        new ApiHandler(TaskService.forPools(store, TABLE, List.of("p", "q")), token));
+  }
+
+  String base() {
+    return "http://127.0.0.1:" + server.port();
+  }
+
+  /** A response: status, body, parsed body (null if not JSON), headers. */
+  record Res(int status, String body, JsonNode json, HttpResponse<String> raw) {
+    String error() {
+      return json == null || json.get("error") == null ? null : json.get("error").asText();
+    }
+  }
+
+  Res call(String method, String path, String body, String token) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(5))
+        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+    if (body != null) {
+      b.header("Content-Type", "application/json");
+    }
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    try {
+      HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+      JsonNode json = null;
+      try {
+        json = TaskJson.MAPPER.readTree(r.body());
+      } catch (IOException notJson) {
+        // left null
+      }
+      return new Res(r.statusCode(), r.body(), json, r);
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  Res get(String path) {
+    return call("GET", path, null, null);
+  }
+
+  Res write(String method, String path, String body) {
+    return call(method, path, body, TOKEN);
+  }
+
+  @Override
+  public void close() {
+    server.close();
+    store.close();
+  }
+}
