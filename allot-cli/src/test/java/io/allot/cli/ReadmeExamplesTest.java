@@ -52,6 +52,16 @@ class ReadmeExamplesTest {
         .isNotNegative();
   }
 
+  @Test
+  void theTaskSnippetStandsInReadmeTaskExample() throws IOException {
+    List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
+        .filter(b -> String.join("\n", b).contains("TaskRunner.builder")).findFirst().orElseThrow();
+    List<String> source = lines(ROOT.resolve("allot-worker/src/test/java/io/allot/worker/ReadmeTaskExample.java"));
+    assertThat(Collections.indexOfSubList(source, block))
+        .as("README's task snippet, line for line, in ReadmeTaskExample.java:%n%s", String.join("\n", block))
+        .isNotNegative();
+  }
+
   private static List<List<String>> javaBlocks(Path markdown) throws IOException {
     List<List<String>> blocks = new ArrayList<>();
     List<String> current = null;
