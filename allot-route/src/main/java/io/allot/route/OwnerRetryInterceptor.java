@@ -14,7 +14,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * refused by a member's {@link OwnerCheckInterceptor} ({@code FAILED_PRECONDITION} with an {@code allot-owner}
  * trailer) before any response reached the application, the call is sent once more, with the same headers and
  * message, carrying {@link AllotRouting#OWNER_HINT}, which {@code allot_owner} routes to the hinted member. Never
- * more than one extra attempt; client-streaming calls pass untouched. {@link #reRouted()} counts the extra attempts.
+ * more than one extra attempt; client-streaming calls are not re-sent. {@link #reRouted()} counts the extra attempts.
+ *
+ * <p>It also puts a key given as the {@link AllotRouting#KEY} call option into the {@code allot-key} header (when
+ * the header is not set), so that the member can check it.
  */
 public final class OwnerRetryInterceptor implements ClientInterceptor {
   private final AtomicLong reRouted = new AtomicLong();
@@ -27,9 +30,25 @@ public final class OwnerRetryInterceptor implements ClientInterceptor {
   @Override
   public <Q, R> ClientCall<Q, R> interceptCall(MethodDescriptor<Q, R> method, CallOptions options, Channel next) {
     if (options.getOption(AllotRouting.OWNER_HINT) != null || !method.getType().clientSendsOneMessage()) {
-      return next.newCall(method, options);
+      String key = options.getOption(AllotRouting.KEY);
+      if (key == null) {
+        return next.newCall(method, options);
+      }
+      return new io.grpc.ForwardingClientCall.SimpleForwardingClientCall<>(next.newCall(method, options)) {
+        @Override
+        public void start(Listener<R> listener, Metadata headers) {
+          withKey(headers, key);
+          super.start(listener, headers);
+        }
+      };
     }
     return new RetryingCall<>(method, options, next);
+  }
+
+  private static void withKey(Metadata headers, String key) {
+    if (key != null && !headers.containsKey(AllotRouting.KEY_HEADER)) {
+      headers.put(AllotRouting.KEY_HEADER, key);
+    }
   }
 
   /** One application call: one attempt, or two. Guarded by {@code this}. */
@@ -55,6 +74,7 @@ public final class OwnerRetryInterceptor implements ClientInterceptor {
     @Override
     public synchronized void start(Listener<R> listener, Metadata headers) {
       this.listener = listener;
+      withKey(headers, options.getOption(AllotRouting.KEY));
       this.headers = new Metadata();
       this.headers.merge(headers);
       attempt = next.newCall(method, options);
