@@ -52,6 +52,13 @@ final class Loopback implements AutoCloseable {
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("allot.test.Echo/Who")
       .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
 
+  private static final java.util.concurrent.ScheduledExecutorService DELAYS =
+      java.util.concurrent.Executors.newScheduledThreadPool(2, r -> {
+        Thread t = new Thread(r, "loopback-delays");
+        t.setDaemon(true);
+        return t;
+      });
+
   final Store store;
   final String pool;
   final List<Member> members = new ArrayList<>();
@@ -68,6 +75,8 @@ final class Loopback implements AutoCloseable {
     final String id;
     final Set<String> owned = ConcurrentHashMap.newKeySet();
     final AtomicLong served = new AtomicLong();
+    /** How long each call takes (ms); 0: answered at once. */
+    volatile long delayMillis;
     long session;
 
     Member(Server server) {
@@ -99,9 +108,17 @@ final class Loopback implements AutoCloseable {
     Member[] self = new Member[1];
     ServerServiceDefinition def = ServerServiceDefinition.builder("allot.test.Echo")
         .addMethod(WHO, ServerCalls.asyncUnaryCall((req, obs) -> {
-          self[0].served.incrementAndGet();
-          obs.onNext(self[0].id);
-          obs.onCompleted();
+          Member me = self[0];
+          me.served.incrementAndGet();
+          Runnable answer = () -> {
+            obs.onNext(me.id);
+            obs.onCompleted();
+          };
+          if (me.delayMillis > 0) {
+            DELAYS.schedule(answer, me.delayMillis, TimeUnit.MILLISECONDS);
+          } else {
+            answer.run();
+          }
         })).build();
     if (ownerOf != null) {
       def = ServerInterceptors.intercept(def, new OwnerCheckInterceptor(u -> self[0].owned.contains(u), ownerOf));
@@ -125,7 +142,11 @@ final class Loopback implements AutoCloseable {
 
   /** A channel to {@code allot://pool} with {@code policy} and its config, and the re-route interceptor. */
   ManagedChannel channel(String policy, Map<String, ?> config, OwnerRetryInterceptor retry) {
-    NettyChannelBuilder b = NettyChannelBuilder.forTarget("allot://" + pool).usePlaintext()
+    return channel("allot://" + pool, policy, config, retry);
+  }
+
+  ManagedChannel channel(String target, String policy, Map<String, ?> config, OwnerRetryInterceptor retry) {
+    NettyChannelBuilder b = NettyChannelBuilder.forTarget(target).usePlaintext()
         .setNameResolverArg(AllotNameResolverProvider.STORE, store)
         .defaultServiceConfig(Map.of("loadBalancingConfig", List.of(Map.of(policy, config))));
     if (retry != null) {
@@ -138,6 +159,22 @@ final class Loopback implements AutoCloseable {
 
   static String who(io.grpc.Channel ch, CallOptions options) {
     return ClientCalls.blockingUnaryCall(ch, WHO, options.withDeadlineAfter(5, TimeUnit.SECONDS), "hi");
+  }
+
+  /** Calls until every member in {@code ids} has answered at least once. */
+  static void warm(io.grpc.Channel ch, java.util.Collection<String> ids) {
+    Set<String> seen = new java.util.HashSet<>();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!seen.containsAll(ids)) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("not every member answered: " + seen + " of " + ids);
+      }
+      seen.add(who(ch, CallOptions.DEFAULT.withWaitForReady()));
+    }
+  }
+
+  void resetCounts() {
+    members.forEach(m -> m.served.set(0));
   }
 
   @Override
