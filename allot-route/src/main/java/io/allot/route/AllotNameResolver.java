@@ -1,7 +1,6 @@
 package io.allot.route;
 
 import io.allot.store.MemberMeta;
-import io.allot.store.MemberRecord;
 import io.allot.store.Store;
 import io.allot.store.Stores;
 import io.allot.store.Subscription;
@@ -229,29 +228,10 @@ final class AllotNameResolver extends NameResolver {
 
   /** One read of the pool. */
   private Snapshot read() {
-    long margin = store.safety().clockMargin().toMillis();
-    long now = store.clock().timeMillis(); // before the records: a lease seen ended had ended when they were read
-    Map<String, MemberRecord> records = store.membership(target.pool()).members();
-    List<String> list = store.seedKeys().list(target.pool());
+    LiveMembers lm = LiveMembers.read(store, target.pool());
     RouteTable table = RouteTable.read(store.tables(), target.tableKey());
     Map<String, Integer> weights = LiveWeights.parse(store.tables().read(weightsKey));
-    TreeMap<String, MemberMeta> live = new TreeMap<>();
-    long next = Long.MAX_VALUE;
-    for (MemberRecord r : records.values()) {
-      long downAt = r.leaseUntilMillis() + margin;
-      if (downAt < r.leaseUntilMillis()) {
-        downAt = Long.MAX_VALUE;
-      }
-      if (now < downAt) {
-        live.put(r.id(), r.meta());
-        next = Math.min(next, downAt - now);
-      }
-    }
-    for (String id : list) {
-      if (!records.containsKey(id)) {
-        live.putIfAbsent(id, MemberMeta.DEFAULT); // an original-style service: defaults
-      }
-    }
+    TreeMap<String, MemberMeta> live = new TreeMap<>(lm.members());
     live.keySet().removeIf(id -> {
       if (address(id) == null) {
         log.warn("allot resolver {}: member '{}' is not host:port; skipped", target.text(), id);
@@ -259,7 +239,7 @@ final class AllotNameResolver extends NameResolver {
       }
       return false;
     });
-    return new Snapshot(live, table, weights, !records.isEmpty() || !list.isEmpty(), next);
+    return new Snapshot(live, table, weights, lm.known(), lm.millisToNextLeaseEnd());
   }
 
   /** {@code host:port} (IPv6 as {@code [addr]:port}) as an address, or null if it is not one. */
