@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <tr><td>{@code allot_canary}</td><td>{@code weights} (version to weight), {@code sticky}</td><td>a version by
  *   weight (live weights override the config), then round robin within it; sticky: the key picks version and
  *   member</td></tr>
- *   <tr><td>{@code allot_least_request}</td><td>{@code choiceCount} 2..10 (2)</td><td>fewest outstanding calls
- *   of d random members</td></tr>
+ *   <tr><td>{@code allot_least_request}</td><td>{@code choiceCount} 2..10 (2), {@code latencyAware} (true)</td>
+ *   <td>fewest outstanding calls of d random members, weighed by their latency</td></tr>
  *   <tr><td>{@code allot_consistent_hash}</td><td>none</td><td>weighted rendezvous of the call key</td></tr>
  *   <tr><td>{@code allot_owner}</td><td>{@code fallback}: round_robin (default), weighted_round_robin,
  *   least_request, consistent_hash</td><td>the key's owner from the table, if READY; else the fallback</td></tr>
@@ -138,10 +138,16 @@ public final class AllotPolicies {
 
   // ---------------- allot_least_request ----------------
 
-  /** The config of {@code allot_least_request}. */
-  record LeastRequestConfig(int choiceCount) {}
+  /**
+   * The config of {@code allot_least_request}.
+   *
+   * @param choiceCount  candidates per pick, 2..10 (default 2)
+   * @param latencyAware whether outstanding calls are weighed by each candidate's moving average latency (default
+   *                     true; see {@link Pickers.LeastRequest})
+   */
+  record LeastRequestConfig(int choiceCount, boolean latencyAware) {}
 
-  /** {@code allot_least_request}: power-of-d choices on outstanding calls. */
+  /** {@code allot_least_request}: power-of-d choices on outstanding calls (latency-aware by default). */
   public static final class LeastRequestProvider extends Provider {
     public LeastRequestProvider() {
       super("allot_least_request");
@@ -149,26 +155,26 @@ public final class AllotPolicies {
 
     @Override
     Object parse(Map<String, ?> raw) {
-      PolicyConfig c = new PolicyConfig(getPolicyName(), raw, Set.of("choiceCount"));
-      return new LeastRequestConfig(c.integer("choiceCount", 2, 2, 10));
+      PolicyConfig c = new PolicyConfig(getPolicyName(), raw, Set.of("choiceCount", "latencyAware"));
+      return new LeastRequestConfig(c.integer("choiceCount", 2, 2, 10), c.bool("latencyAware", true));
     }
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
       return new AllotBalancer(helper) {
         /** Confined to the synchronization context. */
-        private int choices = 2;
+        private LeastRequestConfig config = new LeastRequestConfig(2, true);
 
         @Override
-        protected void configure(Object config) {
-          if (config instanceof LeastRequestConfig c) {
-            choices = c.choiceCount();
+        protected void configure(Object c) {
+          if (c instanceof LeastRequestConfig lrc) {
+            config = lrc;
           }
         }
 
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
-          return new Pickers.LeastRequest(ready, choices);
+          return new Pickers.LeastRequest(ready, config.choiceCount(), config.latencyAware());
         }
       };
     }
@@ -256,6 +262,7 @@ public final class AllotPolicies {
     private final String[] versions;
     private final int[] versionCycle;
     private final Backend[][] members;
+    private final Pickers.Rendezvous[] rendezvous;
     private final AtomicInteger[] within;
     private final AtomicInteger step;
     private final long[] cumulative;
@@ -267,9 +274,11 @@ public final class AllotPolicies {
       this.members = members;
       this.sticky = sticky;
       this.within = new AtomicInteger[versions.length];
+      this.rendezvous = new Pickers.Rendezvous[versions.length];
       this.cumulative = new long[versions.length];
       long sum = 0;
       for (int i = 0; i < versions.length; i++) {
+        rendezvous[i] = new Pickers.Rendezvous(members[i]);
         within[i] = new AtomicInteger(java.util.concurrent.ThreadLocalRandom.current().nextInt(1 << 20));
         sum += weights[i];
         cumulative[i] = sum;
@@ -289,7 +298,7 @@ public final class AllotPolicies {
           while (v < cumulative.length - 1 && point >= cumulative[v]) {
             v++;
           }
-          return Pickers.rendezvous(members[v], h).pick;
+          return rendezvous[v].pick(key).pick;
         }
       }
       int v = versionCycle[Math.floorMod(step.getAndIncrement(), versionCycle.length)];

@@ -21,6 +21,12 @@ final class Backend {
   final Subchannel subchannel;
   /** Outstanding calls picked onto this backend through {@link #countedPick}; atomic, any thread. */
   final AtomicInteger inFlight = new AtomicInteger();
+  /**
+   * Moving average of the latency of calls picked through {@link #countedPick} (ns; 0: none yet), from stream
+   * creation to close, weight 1/4 per call. Racy read-modify-write by design: a lost update only delays the average
+   * by one call. {@link Pickers.LeastRequest} also lets it decay while the backend loses comparisons.
+   */
+  volatile long latencyNanos;
   /** A pick of this backend. */
   final PickResult pick;
   /** A pick of this backend that counts its call in {@link #inFlight} until the stream closes. */
@@ -38,14 +44,23 @@ final class Backend {
       @Override
       public ClientStreamTracer newClientStreamTracer(ClientStreamTracer.StreamInfo info, Metadata headers) {
         return new ClientStreamTracer() {
+          /** Set at creation, read at close (the transport orders the two). */
+          private long created;
+
           @Override
           public void streamCreated(Attributes transportAttrs, Metadata headers) {
+            created = System.nanoTime();
             inFlight.incrementAndGet();
           }
 
           @Override
           public void streamClosed(Status status) {
             inFlight.decrementAndGet();
+            if (created != 0) {
+              long took = Math.max(1, System.nanoTime() - created);
+              long avg = latencyNanos;
+              latencyNanos = avg == 0 ? took : avg + (took - avg) / 4;
+            }
           }
         };
       }

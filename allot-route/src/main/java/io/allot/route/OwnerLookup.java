@@ -33,7 +33,7 @@ public final class OwnerLookup {
     if (owner != null && live.members().containsKey(owner)) {
       return new Route(key, owner, true, "owner in " + where);
     }
-    String fallback = rendezvous(live.members(), key);
+    String fallback = consistentHash(live.members(), key);
     if (fallback == null) {
       return new Route(key, null, false, live.known() ? "pool '" + pool + "' has no live member"
           : "pool '" + pool + "' is unknown: no member record and no services list entry");
@@ -43,9 +43,13 @@ public final class OwnerLookup {
         + " live members");
   }
 
-  /** The weighted rendezvous winner for {@code key} (the {@code allot_consistent_hash} score), or null if none. */
-  static String rendezvous(Map<String, MemberMeta> members, String key) {
-    long h = Hashing.hash64(key);
+  /**
+   * The member {@code allot_consistent_hash} picks for {@code key} among {@code members}, all READY: the weighted
+   * rendezvous winner of the key's slot (weights are affinities; all count 1 when every affinity is 0), or null if
+   * there is none.
+   */
+  public static String consistentHash(Map<String, MemberMeta> members, String key) {
+    long h = Pickers.Rendezvous.slotHash(Pickers.Rendezvous.slot(key));
     String best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
     boolean anyWeight = members.values().stream().anyMatch(m -> m.affinity() > 0);

@@ -148,17 +148,31 @@ final class Pickers {
   }
 
   /**
-   * Least request with power-of-d choices: {@code d} backends drawn at random (distinct when there are enough), the
+   * Least request with power-of-d choices: {@code d} backends drawn at random (the first two always distinct), the
    * one with the fewest outstanding calls wins. Calls are counted from stream creation to close through the pick
    * result's stream tracer ({@link Backend#countedPick}).
+   *
+   * <p>Latency-aware (the default): the outstanding calls of each candidate are weighed by its moving average
+   * latency, cost {@code (outstanding + 1) x latency}, so a backend that answers 100x slower needs 100x fewer calls
+   * in flight to be picked: plain least request lets a slow backend hold as many calls as a fast one, and each of
+   * them waits. A backend without a latency yet costs 0 (a new one is tried at once). A candidate that loses lets
+   * its average decay by 1/1024, so a backend that stopped getting calls is tried again after a few thousand
+   * comparisons and its average is refreshed: a slow backend that recovered gets traffic back. Without latency
+   * awareness, equal counts are broken by the lower average.
    */
   static final class LeastRequest extends SubchannelPicker {
     private final Backend[] backends;
     private final int choices;
+    private final boolean latencyAware;
 
     LeastRequest(List<Backend> ready, int choices) {
+      this(ready, choices, true);
+    }
+
+    LeastRequest(List<Backend> ready, int choices, boolean latencyAware) {
       this.backends = ready.toArray(Backend[]::new);
       this.choices = choices;
+      this.latencyAware = latencyAware;
     }
 
     @Override
@@ -170,20 +184,41 @@ final class Pickers {
       ThreadLocalRandom r = ThreadLocalRandom.current();
       int first = r.nextInt(n);
       Backend best = backends[first];
-      int bestLoad = best.inFlight.get();
       for (int c = 1; c < choices; c++) {
         int i = r.nextInt(n - 1);
         if (i >= first) {
           i++; // never the first one again: two distinct candidates (more may repeat)
         }
         Backend b = backends[i];
-        int load = b.inFlight.get();
-        if (load < bestLoad) {
+        if (latencyAware ? cheaper(b, best) : fewer(b, best)) {
+          lose(best);
           best = b;
-          bestLoad = load;
+        } else {
+          lose(b);
         }
       }
       return best.countedPick;
+    }
+
+    private static boolean fewer(Backend a, Backend b) {
+      int la = a.inFlight.get();
+      int lb = b.inFlight.get();
+      return la < lb || (la == lb && a.latencyNanos < b.latencyNanos);
+    }
+
+    private static boolean cheaper(Backend a, Backend b) {
+      long ca = (a.inFlight.get() + 1L) * a.latencyNanos;
+      long cb = (b.inFlight.get() + 1L) * b.latencyNanos;
+      return ca < cb || (ca == cb && a.inFlight.get() < b.inFlight.get());
+    }
+
+    private void lose(Backend b) {
+      if (latencyAware) {
+        long avg = b.latencyNanos;
+        if (avg > 1024) {
+          b.latencyNanos = avg - (avg >> 10);
+        }
+      }
     }
   }
 
@@ -193,11 +228,11 @@ final class Pickers {
    * and only the keys of a backend that leaves move. A call without a key goes round robin.
    */
   static final class ConsistentHash extends SubchannelPicker {
-    private final Backend[] backends;
+    private final Rendezvous rendezvous;
     private final RoundRobin keyless;
 
     ConsistentHash(List<Backend> ready) {
-      this.backends = ready.toArray(Backend[]::new);
+      this.rendezvous = new Rendezvous(ready.toArray(Backend[]::new));
       this.keyless = new RoundRobin(ready);
     }
 
@@ -207,37 +242,112 @@ final class Pickers {
       if (key == null) {
         return keyless.pickSubchannel(args);
       }
-      return rendezvous(backends, Hashing.hash64(key)).pick;
+      return rendezvous.pick(key).pick;
     }
   }
 
-  /** The backend of highest weighted rendezvous score for a key hash; weight 0 only if all are 0. */
-  static Backend rendezvous(Backend[] backends, long keyHash) {
-    Backend best = null;
-    double bestScore = Double.NEGATIVE_INFINITY;
-    for (Backend b : backends) {
-      Backend.Member m = b.member;
-      int w = m.weight();
-      if (w == 0) {
-        continue;
+  /**
+   * The weighted rendezvous winner of a key over a fixed set of backends. A key is first hashed to one of
+   * {@value #SLOTS} slots, and the slot is what the backends compete for: the winner of each slot is computed once
+   * per picker, on first use, so a pick is a hash and an array read whatever the number of backends; a backend that
+   * leaves still moves only its own slots, one that joins takes only the slots it now wins. Backends of equal weight
+   * are compared by their raw pair hash (the score {@code -w / ln U} grows with U, and U with the hash's top 53
+   * bits): one 64-bit mix per backend and one logarithm per distinct weight. Weight 0 backends are left out unless
+   * every weight is 0 (then all count 1). Thread-safe: the slot cache is written racily with immutable values, so
+   * a thread at worst computes a slot again.
+   */
+  static final class Rendezvous {
+    /** Slots per picker. */
+    static final int SLOTS = 1 << 16;
+
+    private final Backend[] backends; // grouped by weight
+    /** Slot to winner, filled on first use (benign races: every writer writes the same value). */
+    private final Backend[] slots = new Backend[SLOTS];
+    private final long[] idHashes;
+    private final int[] groupEnd; // backends[groupEnd[g-1]..groupEnd[g]) have weight groupWeight[g]
+    private final int[] groupWeight;
+
+    Rendezvous(Backend[] all) {
+      boolean anyWeight = false;
+      for (Backend b : all) {
+        anyWeight |= b.member.weight() > 0;
       }
-      double u = Hashing.unitInterval(Hashing.mix64(keyHash ^ m.idHash()));
-      double score = -w / Math.log(u);
-      if (score > bestScore) {
-        bestScore = score;
-        best = b;
-      }
-    }
-    if (best == null) { // every weight 0: unweighted
-      for (Backend b : backends) {
-        double u = Hashing.unitInterval(Hashing.mix64(keyHash ^ b.member.idHash()));
-        double score = -1 / Math.log(u);
-        if (score > bestScore) {
-          bestScore = score;
-          best = b;
+      java.util.TreeMap<Integer, List<Backend>> byWeight = new java.util.TreeMap<>();
+      for (Backend b : all) {
+        int w = anyWeight ? b.member.weight() : 1;
+        if (w > 0) {
+          byWeight.computeIfAbsent(w, x -> new java.util.ArrayList<>()).add(b);
         }
       }
+      backends = new Backend[byWeight.values().stream().mapToInt(List::size).sum()];
+      idHashes = new long[backends.length];
+      groupEnd = new int[byWeight.size()];
+      groupWeight = new int[byWeight.size()];
+      int i = 0;
+      int g = 0;
+      for (java.util.Map.Entry<Integer, List<Backend>> e : byWeight.entrySet()) {
+        for (Backend b : e.getValue()) {
+          idHashes[i] = b.member.idHash();
+          backends[i++] = b;
+        }
+        groupEnd[g] = i;
+        groupWeight[g++] = e.getKey();
+      }
     }
-    return best;
+
+    /** The slot of a key: the top 16 bits of its {@link Hashing#hash64}. */
+    static int slot(String key) {
+      return (int) (Hashing.hash64(key) >>> 48);
+    }
+
+    /** The hash the backends' scores are computed from for {@code slot}. */
+    static long slotHash(int slot) {
+      return Hashing.mix64(slot ^ 0x9e3779b97f4a7c15L);
+    }
+
+    /** The winner for {@code key}. */
+    Backend pick(String key) {
+      int slot = slot(key);
+      Backend b = slots[slot];
+      if (b == null) {
+        b = winner(slotHash(slot));
+        slots[slot] = b;
+      }
+      return b;
+    }
+
+    /** The winner for a slot hash. */
+    Backend winner(long keyHash) {
+      if (groupEnd.length == 1) {
+        return backends[argMax(keyHash, 0, backends.length)];
+      }
+      Backend best = null;
+      double bestScore = Double.NEGATIVE_INFINITY;
+      int from = 0;
+      for (int g = 0; g < groupEnd.length; g++) {
+        int i = argMax(keyHash, from, groupEnd[g]);
+        double u = Hashing.unitInterval(Hashing.mix64(keyHash ^ idHashes[i]));
+        double score = -groupWeight[g] / Math.log(u);
+        if (score > bestScore) {
+          bestScore = score;
+          best = backends[i];
+        }
+        from = groupEnd[g];
+      }
+      return best;
+    }
+
+    private int argMax(long keyHash, int from, int to) {
+      int best = from;
+      long bestX = Hashing.mix64(keyHash ^ idHashes[from]) >>> 11;
+      for (int i = from + 1; i < to; i++) {
+        long x = Hashing.mix64(keyHash ^ idHashes[i]) >>> 11;
+        if (x > bestX) {
+          bestX = x;
+          best = i;
+        }
+      }
+      return best;
+    }
   }
 }
