@@ -68,6 +68,22 @@ public final class RouteBench implements Callable<Integer> {
       description = "The store holding the pools (default ${DEFAULT-VALUE}).")
   String storeUri;
 
+  @Option(names = "--picks", paramLabel = "N", description = "Picks per measured round (default: 200,000 quick, "
+      + "2,000,000 full).")
+  Integer picksPerRound;
+
+  @Option(names = "--seconds", paramLabel = "S", description = "Seconds of closed-loop load per policy (default: 3 "
+      + "quick, 10 full).")
+  Integer loadSeconds;
+
+  @Option(names = "--events", paramLabel = "N", description = "Membership changes in the handoff storm (default: 6 "
+      + "quick, 20 full).")
+  Integer stormEvents;
+
+  @Option(names = "--calls", paramLabel = "N", description = "Calls per canary run (default: 20,000 quick, 100,000 "
+      + "full).")
+  Integer canaryCalls;
+
   @Option(names = "--only", split = ",", paramLabel = "PART",
       description = "Run only these parts: picks, slow, owner, canary (default all).")
   List<String> only;
@@ -141,7 +157,7 @@ public final class RouteBench implements Callable<Integer> {
 
   private void picks() {
     int rounds = quick ? 5 : 11;
-    int picks = quick ? 200_000 : 2_000_000;
+    int picks = picksPerRound != null ? picksPerRound : quick ? 200_000 : 2_000_000;
     for (int backends : new int[] {5, 50}) {
       out.printf("%npick cost, %d READY backends, 1024 keys, one thread (median of %d rounds of %,d picks; "
           + "every policy warmed first, so the pick call site is equally megamorphic for all):%n", backends, rounds, picks);
@@ -240,7 +256,7 @@ public final class RouteBench implements Callable<Integer> {
   }
 
   private void slowBackend(Store store) throws InterruptedException {
-    Duration d = Duration.ofSeconds(quick ? 3 : 10);
+    Duration d = Duration.ofSeconds(loadSeconds != null ? loadSeconds : quick ? 3 : 10);
     int workers = 8;
     out.printf("%none slow backend of 5 (100 ms; the others 1 ms), closed loop, %d callers, %d s per policy:%n",
         workers, d.toSeconds());
@@ -286,7 +302,7 @@ public final class RouteBench implements Callable<Integer> {
   // ---------------------------------------------------------------- canary
 
   private void canary(Store store) throws InterruptedException {
-    int calls = quick ? 20_000 : 100_000;
+    int calls = canaryCalls != null ? canaryCalls : quick ? 20_000 : 100_000;
     out.printf("%ncanary: members v1, v1, v2; %,d calls per run, 64 in flight:%n", calls);
     try (BenchMembers fleet = new BenchMembers(store, "bench-canary-" + System.nanoTime())) {
       fleet.start(MemberMeta.DEFAULT.with("version", "v1"), 0, null);
@@ -382,7 +398,7 @@ public final class RouteBench implements Callable<Integer> {
 
   private void ownerStorm(Store store) throws InterruptedException {
     int units = 512;
-    int events = quick ? 6 : 20;
+    int events = stormEvents != null ? stormEvents : quick ? 6 : 20;
     long periodMs = quick ? 400 : 500;
     long reactionMs = 50; // the distributor's reaction to a membership change, simulated
     long settleMs = 100; // after a publication: the clients' resolvers read the new table
