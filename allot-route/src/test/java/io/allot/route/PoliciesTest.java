@@ -171,6 +171,9 @@ class PoliciesTest {
       assertThat(Loopback.who(ch, o)).isEqualTo(before.get("k" + k));
     }
     assertThat(before.values().stream().distinct().count()).isEqualTo(4);
+    // what allot route prints as the fallback is what the picker picks
+    Map<String, io.allot.store.MemberMeta> live = LiveMembers.read(store, fleet.pool).members();
+    before.forEach((k, m) -> assertThat(OwnerLookup.consistentHash(live, k)).as(k).isEqualTo(m));
     leaving.stop();
     await().atMost(Duration.ofSeconds(5)).until(() -> before.entrySet().stream()
         .filter(e -> e.getValue().equals(leaving.id)).allMatch(e ->
@@ -181,6 +184,19 @@ class PoliciesTest {
         assertThat(now).as(e.getKey()).isEqualTo(e.getValue());
       }
     }
+  }
+
+  @Test
+  void consistentHashFollowsMemberWeights() {
+    Loopback.Member heavy = fleet.start(MemberMeta.DEFAULT.withAffinity(3));
+    fleet.start(MemberMeta.DEFAULT.withAffinity(1));
+    ManagedChannel ch = fleet.channel("allot_consistent_hash", Map.of(), null);
+    Loopback.warm(ch, ids());
+    fleet.resetCounts();
+    for (int k = 0; k < 2000; k++) {
+      Loopback.who(ch, CallOptions.DEFAULT.withOption(AllotRouting.KEY, "w" + k));
+    }
+    assertThat(heavy.served.get()).isBetween(1380L, 1620L); // 3/4 of 2000 = 1500, ± 5.5 sigma
   }
 
   @Test
