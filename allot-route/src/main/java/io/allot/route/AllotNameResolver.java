@@ -277,8 +277,8 @@ final class AllotNameResolver extends NameResolver {
 
     @Override
     public boolean equals(Object o) {
-      return o instanceof Snapshot s && s.members.equals(members) && s.table.epoch() == table.epoch()
-          && s.table.owners().equals(table.owners()) && s.weights.equals(weights) && s.known == known;
+      return o instanceof Snapshot s && s.members.equals(members) && s.table.equals(table)
+          && s.weights.equals(weights) && s.known == known;
     }
 
     @Override

@@ -291,14 +291,14 @@ public final class AllotPolicies {
       if (sticky) {
         String key = Pickers.key(args);
         if (key != null) {
-          long h = Hashing.hash64(key);
+          long h = Pickers.Rendezvous.keyHash(key);
           long total = cumulative[cumulative.length - 1];
           long point = (long) (Hashing.unitInterval(Hashing.mix64(h)) * total);
           int v = 0;
           while (v < cumulative.length - 1 && point >= cumulative[v]) {
             v++;
           }
-          return rendezvous[v].pick(key).pick;
+          return rendezvous[v].pick(h).pick;
         }
       }
       int v = versionCycle[Math.floorMod(step.getAndIncrement(), versionCycle.length)];
@@ -361,6 +361,8 @@ public final class AllotPolicies {
   static final class OwnerPicker extends LoadBalancer.SubchannelPicker {
     private final RouteTable table;
     private final Map<String, Backend> readyById;
+    /** By owner index of the table: the owner's pick, or null when it is not READY. */
+    private final LoadBalancer.PickResult[] ownerPicks;
     private final LoadBalancer.SubchannelPicker fallback;
 
     OwnerPicker(RouteTable table, List<Backend> ready, LoadBalancer.SubchannelPicker fallback) {
@@ -371,6 +373,12 @@ public final class AllotPolicies {
         m.put(b.member.id(), b);
       }
       this.readyById = m;
+      List<String> owners = table.members();
+      this.ownerPicks = new LoadBalancer.PickResult[owners.size()];
+      for (int i = 0; i < ownerPicks.length; i++) {
+        Backend b = m.get(owners.get(i));
+        ownerPicks[i] = b == null ? null : b.pick;
+      }
     }
 
     @Override
@@ -382,12 +390,9 @@ public final class AllotPolicies {
           return b.pick;
         }
       }
-      String owner = table.ownerOf(Pickers.key(args));
-      if (owner != null) {
-        Backend b = readyById.get(owner);
-        if (b != null) {
-          return b.pick;
-        }
+      int owner = table.ownerIndex(Pickers.key(args));
+      if (owner >= 0 && ownerPicks[owner] != null) {
+        return ownerPicks[owner];
       }
       return fallback.pickSubchannel(args);
     }

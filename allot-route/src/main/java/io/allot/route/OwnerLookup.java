@@ -49,7 +49,7 @@ public final class OwnerLookup {
    * there is none.
    */
   public static String consistentHash(Map<String, MemberMeta> members, String key) {
-    long h = Pickers.Rendezvous.slotHash(Pickers.Rendezvous.slot(key));
+    long h = Pickers.Rendezvous.slotHash(Pickers.Rendezvous.slot(Pickers.Rendezvous.keyHash(key)));
     String best = null;
     double bestScore = Double.NEGATIVE_INFINITY;
     boolean anyWeight = members.values().stream().anyMatch(m -> m.affinity() > 0);

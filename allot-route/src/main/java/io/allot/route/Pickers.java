@@ -242,12 +242,13 @@ final class Pickers {
       if (key == null) {
         return keyless.pickSubchannel(args);
       }
-      return rendezvous.pick(key).pick;
+      return rendezvous.pick(Rendezvous.keyHash(key)).pick;
     }
   }
 
   /**
-   * The weighted rendezvous winner of a key over a fixed set of backends. A key is first hashed to one of
+   * The weighted rendezvous winner of a key over a fixed set of backends. A key is first hashed ({@link #keyHash}) to
+   * one of
    * {@value #SLOTS} slots, and the slot is what the backends compete for: the winner of each slot is computed once
    * per picker, on first use, so a pick is a hash and an array read whatever the number of backends; a backend that
    * leaves still moves only its own slots, one that joins takes only the slots it now wins. Backends of equal weight
@@ -295,9 +296,17 @@ final class Pickers {
       }
     }
 
-    /** The slot of a key: the top 16 bits of its {@link Hashing#hash64}. */
-    static int slot(String key) {
-      return (int) (Hashing.hash64(key) >>> 48);
+    /**
+     * The hash a key is routed by: {@link String#hashCode()} (specified by Java, so the same in every JVM, and cached
+     * in the string) spread by {@link Hashing#mix64}.
+     */
+    static long keyHash(String key) {
+      return Hashing.mix64(key.hashCode());
+    }
+
+    /** The slot of a key hash: its top 16 bits. */
+    static int slot(long keyHash) {
+      return (int) (keyHash >>> 48);
     }
 
     /** The hash the backends' scores are computed from for {@code slot}. */
@@ -305,9 +314,9 @@ final class Pickers {
       return Hashing.mix64(slot ^ 0x9e3779b97f4a7c15L);
     }
 
-    /** The winner for {@code key}. */
-    Backend pick(String key) {
-      int slot = slot(key);
+    /** The winner for a key of hash {@code keyHash} ({@link #keyHash}). */
+    Backend pick(long keyHash) {
+      int slot = slot(keyHash);
       Backend b = slots[slot];
       if (b == null) {
         b = winner(slotHash(slot));
