@@ -174,6 +174,31 @@ class ResolverTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"redis", "postgres"})
+  void anOriginalStyleMemberWithoutARecordIsListedWithDefaults(String kind) {
+    try (StoreKind sk = StoreKind.open(kind)) {
+      String pool = StoreKind.pool();
+      sk.store.seedKeys().addToList(pool, "127.0.0.1:4444"); // as an original service LPUSHes itself
+      sk.store.seedKeys().addToList(pool, "not-an-address"); // skipped, with a warning
+      NameResolver r = new AllotNameResolverProvider().newNameResolver(URI.create("allot://" + pool), args(sk.store));
+      Recorder rec = new Recorder();
+      r.start(rec);
+      try {
+        rec.seen(0, Set.of("127.0.0.1:4444"));
+        io.grpc.Attributes a = rec.last().groups().get(0).getAttributes();
+        assertThat(a.get(AllotRouting.WEIGHT)).isEqualTo(1);
+        assertThat(a.get(AllotRouting.VERSION)).isNull();
+        assertThat(a.get(AllotRouting.LABELS)).isEmpty();
+        assertThat(Backend.Member.of(rec.last().groups().get(0)).version()).isEqualTo(AllotRouting.UNVERSIONED);
+      } finally {
+        r.shutdown();
+        sk.store.seedKeys().removeFromList(pool, "127.0.0.1:4444");
+        sk.store.seedKeys().removeFromList(pool, "not-an-address");
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"redis", "postgres"})
   void anUnknownPoolIsAnErrorNamingIt(String kind) {
     try (StoreKind sk = StoreKind.open(kind)) {
       NameResolver r = new AllotNameResolverProvider().newNameResolver(URI.create("allot://nosuch-pool-x"),
