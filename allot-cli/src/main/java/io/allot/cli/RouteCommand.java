@@ -20,12 +20,13 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "route",
     sortOptions = false,
+    mixinStandardHelpOptions = true,
     description = {
-      "Prints the member the allot_owner routing policy sends KEY to: the key's owner in the published table when it",
-      "is a live member of the pool, else the fallback (consistent hash of the key over the live members), marked",
-      "as such. Exit code 1 if the pool has no live member.",
-      "'route weights' sets the live canary weights of a pool (allot_canary), reaching every client without a",
-      "redeploy."
+      "Prints the member the allot_owner routing policy sends KEY to: the key's owner in the published table when it "
+          + "is a live member of the pool, else the fallback (consistent hash of the key over the live members), "
+          + "marked as such. Exit code 1 if the pool has no live member.",
+      "'route weights' sets the live canary weights of a pool (allot_canary), reaching every client without a "
+          + "redeploy."
     },
     subcommands = {RouteCommand.Weights.class})
 final class RouteCommand implements Callable<Integer> {
@@ -71,9 +72,10 @@ final class RouteCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "weights", sortOptions = false, description = {
-      "Sets the live canary weights of a pool: VERSION=WEIGHT pairs (integers 0..1000000) replace every earlier one;",
-      "--clear removes them (clients go back to the weights of their service config); with neither, prints them.",
+  @Command(name = "weights", sortOptions = false, mixinStandardHelpOptions = true, description = {
+      "Sets the live canary weights of a pool: VERSION=WEIGHT pairs (integers 0..1000000) replace every earlier one; "
+          + "--clear removes them (clients go back to the weights of their service config); with neither, prints "
+          + "them.",
       "Stored as the table allot-route:POOL (group weights); the allot:// resolver of every client watches it."})
   static final class Weights implements Callable<Integer> {
     @Spec CommandSpec spec;
