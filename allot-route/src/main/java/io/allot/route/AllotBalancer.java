@@ -56,13 +56,18 @@ abstract class AllotBalancer extends LoadBalancer {
   }
 
   @Override
+  public boolean canHandleEmptyAddressListFromNameResolution() {
+    return true;
+  }
+
+  @Override
   public Status acceptResolvedAddresses(ResolvedAddresses resolved) {
     List<EquivalentAddressGroup> groups = resolved.getAddresses();
-    if (groups.isEmpty()) {
-      Status s = Status.UNAVAILABLE.withDescription("allot: the resolver found no member (attributes: "
-          + resolved.getAttributes() + ")");
-      handleNameResolutionError(s);
-      return s;
+    if (groups.isEmpty()) { // the pool has no live member: fail calls now rather than route to members that left
+      shutdown();
+      publish(ConnectivityState.TRANSIENT_FAILURE, new ErrorPicker(Status.UNAVAILABLE.withDescription(
+          "allot: no live member in " + target())));
+      return Status.OK;
     }
     configure(resolved.getLoadBalancingPolicyConfig());
     Attributes attrs = resolved.getAttributes();
@@ -98,6 +103,15 @@ abstract class AllotBalancer extends LoadBalancer {
     }
     update();
     return Status.OK;
+  }
+
+  /** The channel's target, for messages. */
+  private String target() {
+    try {
+      return "'" + helper.getChannelTarget() + "'";
+    } catch (UnsupportedOperationException e) {
+      return "the pool";
+    }
   }
 
   private void onState(List<SocketAddress> key, Backend b, ConnectivityStateInfo info) {

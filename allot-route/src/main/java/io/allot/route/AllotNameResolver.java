@@ -64,6 +64,8 @@ final class AllotNameResolver extends NameResolver {
   private final List<Subscription> subscriptions = new ArrayList<>();
   private Snapshot last;
   private boolean errorReported;
+  /** Whether the pool had a record or a list entry at any sync: a pool that empties is then known, not unknown. */
+  private boolean everKnown;
   private ScheduledFuture<?> leaseTimer;
   private long leaseTimerAt = Long.MAX_VALUE;
 
@@ -180,15 +182,15 @@ final class AllotNameResolver extends NameResolver {
     if (next.equals(last) && !errorReported) {
       return;
     }
-    if (next.members().isEmpty()) {
-      String why = next.known()
-          ? "pool '" + target.pool() + "' has no live member in store " + store.describe()
-          : "pool '" + target.pool() + "' is unknown in store " + store.describe()
-              + ": no member record and no services list entry";
+    everKnown |= next.known();
+    if (next.members().isEmpty() && !everKnown) {
       last = next;
-      report(Status.UNAVAILABLE.withDescription("allot: target '" + target.text() + "': " + why));
+      report(Status.UNAVAILABLE.withDescription("allot: target '" + target.text() + "': pool '" + target.pool()
+          + "' is unknown in store " + store.describe() + ": no member record and no services list entry"));
       return;
     }
+    // a known pool without a live member resolves to no address: allot's policies then fail calls at once (and
+    // drop their subchannels), where an error would let a policy keep routing to the members that left
     last = next;
     errorReported = false;
     ResolutionResult result = next.toResult();

@@ -182,6 +182,14 @@ class FailuresTest {
       Loopback.Member m = fleet.start(MemberMeta.DEFAULT);
       await().atMost(Duration.ofSeconds(5)).ignoreExceptions()
           .until(() -> Loopback.who(ch2, CallOptions.DEFAULT).equals(m.id));
+      // the last member leaves (its server keeps running): calls fail at once, naming the cause
+      m.deregister();
+      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+        StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+            () -> Loopback.who(ch2, CallOptions.DEFAULT));
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(e.getStatus().getDescription()).contains("no live member").contains(fleet.pool);
+      });
     }
   }
 }
