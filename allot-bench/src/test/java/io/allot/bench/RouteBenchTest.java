@@ -19,7 +19,7 @@ class RouteBenchTest {
     int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), "route", "--quick",
         "--picks", "20000", "--seconds", "1", "--events", "2", "--calls", "2000");
     assertThat(code).as(out + "\n" + err).isZero();
-    assertThat(out.toString()).contains("pick cost, 5 READY backends", "pick cost, 50 READY backends",
+    assertThat(out.toString()).contains("resolver: a join or deregistration", "pick cost, 5 READY backends", "pick cost, 50 READY backends",
         "allot_owner", "round_robin", "least_request_experimental",
         "one slow backend of 5", "allot_least_request p99 is",
         "owner routing in a handoff storm", "first-hit owner share",

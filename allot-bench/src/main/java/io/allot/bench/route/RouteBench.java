@@ -85,7 +85,7 @@ public final class RouteBench implements Callable<Integer> {
   Integer canaryCalls;
 
   @Option(names = "--only", split = ",", paramLabel = "PART",
-      description = "Run only these parts: picks, slow, owner, canary (default all).")
+      description = "Run only these parts: resolver, picks, slow, owner, canary (default all).")
   List<String> only;
 
   private PrintWriter out;
@@ -97,10 +97,13 @@ public final class RouteBench implements Callable<Integer> {
     if (System.getProperty("GRPC_EXPERIMENTAL_RING_HASH_SET_REQUEST_HASH_KEY") == null) {
       System.setProperty("GRPC_EXPERIMENTAL_RING_HASH_SET_REQUEST_HASH_KEY", "true");
     }
-    Set<String> parts = only == null ? Set.of("picks", "slow", "owner", "canary") : new HashSet<>(only);
+    Set<String> parts = only == null ? Set.of("resolver", "picks", "slow", "owner", "canary") : new HashSet<>(only);
     out.printf("bench route%s: store %s, %d cores, Java %s%n", quick ? " --quick" : "", storeUri,
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
     try (Store store = Stores.open(storeUri)) {
+      if (parts.contains("resolver")) {
+        resolverLatency(store);
+      }
       if (parts.contains("picks")) {
         picks();
       }
@@ -116,6 +119,89 @@ public final class RouteBench implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  // ---------------------------------------------------------------- resolver
+
+  /** From a membership write returning to the resolver's listener seeing the change: joins and deregistrations. */
+  private void resolverLatency(Store store) throws InterruptedException {
+    String pool = "bench-resolver-" + System.nanoTime();
+    io.allot.store.Membership m = store.membership(pool);
+    long base = m.register("127.0.0.1:1", MemberMeta.DEFAULT, Duration.ofMinutes(5));
+    java.util.concurrent.BlockingQueue<long[]> seen = new java.util.concurrent.LinkedBlockingQueue<>();
+    io.grpc.NameResolver.Args args = io.grpc.NameResolver.Args.newBuilder()
+        .setDefaultPort(443)
+        .setProxyDetector(addr -> null)
+        .setSynchronizationContext(new io.grpc.SynchronizationContext((t, e) -> e.printStackTrace()))
+        .setServiceConfigParser(new io.grpc.NameResolver.ServiceConfigParser() {
+          @Override
+          public io.grpc.NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> raw) {
+            return io.grpc.NameResolver.ConfigOrError.fromConfig(raw);
+          }
+        })
+        .setChannelLogger(new io.grpc.ChannelLogger() {
+          @Override
+          public void log(ChannelLogLevel level, String message) {}
+
+          @Override
+          public void log(ChannelLogLevel level, String messageFormat, Object... a) {}
+        })
+        .setArg(io.allot.route.AllotNameResolverProvider.STORE, store)
+        .build();
+    io.grpc.NameResolver r = new io.allot.route.AllotNameResolverProvider()
+        .newNameResolver(java.net.URI.create("allot://" + pool), args);
+    r.start(new io.grpc.NameResolver.Listener2() {
+      @Override
+      public void onResult(io.grpc.NameResolver.ResolutionResult result) {
+        onResult2(result);
+      }
+
+      @Override
+      public io.grpc.Status onResult2(io.grpc.NameResolver.ResolutionResult result) {
+        seen.add(new long[] {System.nanoTime(), result.getAddressesOrError().getValue().size()});
+        return io.grpc.Status.OK;
+      }
+
+      @Override
+      public void onError(io.grpc.Status error) {}
+    });
+    try {
+      waitFor(seen, 1);
+      int events = quick ? 24 : 100;
+      long[] micros = new long[events];
+      for (int i = 0; i < events; i += 2) {
+        String id = "127.0.0.1:" + (1000 + i);
+        long t0 = System.nanoTime();
+        long session = m.register(id, MemberMeta.DEFAULT, Duration.ofMinutes(5));
+        micros[i] = (waitFor(seen, 2) - t0) / 1000;
+        t0 = System.nanoTime();
+        m.deregister(id, session);
+        micros[i + 1] = (waitFor(seen, 1) - t0) / 1000;
+      }
+      Arrays.sort(micros);
+      double p99 = micros[Math.min(events - 1, (int) Math.ceil(events * 0.99) - 1)] / 1000.0;
+      out.printf("%nresolver: a join or deregistration (store write returned) -> the allot:// resolver's listener, "
+              + "%d events: p50 %.1f ms, p99 %.1f ms, max %.1f ms (goal p99 <= 100 ms: %s)%n", events,
+          micros[events / 2] / 1000.0, p99, micros[events - 1] / 1000.0, p99 <= 100 ? "met" : "MISSED");
+      out.flush();
+    } finally {
+      r.shutdown();
+      m.deregister("127.0.0.1:1", base);
+    }
+  }
+
+  /** Waits for the first update listing {@code members} addresses; returns when it arrived (nanoTime). */
+  private static long waitFor(java.util.concurrent.BlockingQueue<long[]> seen, int members)
+      throws InterruptedException {
+    while (true) {
+      long[] u = seen.poll(10, TimeUnit.SECONDS);
+      if (u == null) {
+        throw new IllegalStateException("the resolver did not report " + members + " members within 10 s");
+      }
+      if (u[1] == members) {
+        return u[0];
+      }
+    }
   }
 
   // ---------------------------------------------------------------- pick cost
