@@ -38,6 +38,7 @@ class PoliciesTest {
   @AfterAll
   static void closeStore() {
     store.close();
+    StoreKind.cleanRedis();
   }
 
   @BeforeEach
