@@ -121,8 +121,10 @@ abstract class AllotBalancer extends LoadBalancer {
     b.state = info.getState();
     if (info.getState() == ConnectivityState.TRANSIENT_FAILURE) {
       lastFailure = info.getStatus();
+      helper.refreshNameResolution(); // a member may have died before its lease ends: read the pool again
     }
     if (info.getState() == ConnectivityState.IDLE) {
+      helper.refreshNameResolution();
       b.subchannel.requestConnection();
     }
     update();
