@@ -173,7 +173,7 @@ class FailuresTest {
   }
 
   @Test
-  void aPoolWithoutMembersYetIsUnknownUntilOneJoins() {
+  void aPoolIsUnknownUntilAMemberJoinsAndFailsCallsOnceTheLastLeaves() {
     try (StoreKind sk = StoreKind.open("redis"); Loopback fleet = new Loopback(sk.store, StoreKind.pool())) {
       ManagedChannel ch = fleet.channel("allot_weighted_round_robin", Map.of(), null);
       Status s = firstCallStatus(ch);
