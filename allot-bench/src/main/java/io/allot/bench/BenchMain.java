@@ -18,9 +18,9 @@ import picocli.CommandLine.Spec;
     name = "allot bench",
     description = "Benchmarks: the assignment strategies (assign), the distributor at scale (distributor), failover "
         + "with real processes (failover), planned handoffs (handoff), finite-task queues against db-scheduler (queue), "
-        + "and the JMH suites (jmh).",
+        + "gRPC routing policies (route), and the JMH suites (jmh).",
     subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, HandoffBench.class, QueueBench.class,
-        JmhCommand.class})
+        io.allot.bench.route.RouteBench.class, JmhCommand.class})
 public final class BenchMain implements Callable<Integer> {
   @Spec CommandSpec spec;
 

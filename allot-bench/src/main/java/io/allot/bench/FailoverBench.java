@@ -58,6 +58,10 @@ final class FailoverBench implements Callable<Integer> {
   @Option(names = "--trials", defaultValue = "20", description = "Kills. Default ${DEFAULT-VALUE}.")
   int trials;
 
+  @Option(names = "--tasks", description = "Run long-running tasks (task specs of the pool, cost 1) instead of units"
+      + " of the units list.")
+  boolean tasks;
+
   @Option(names = "--dir", description = "Where event files go (default: a new temporary directory).")
   Path dir;
 
@@ -79,8 +83,15 @@ final class FailoverBench implements Callable<Integer> {
     List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
     try (Store st = Stores.open(store);
         Fleet fleet = Fleet.builder(d).storeArgs("-store", store).prefix(prefix).jar(allotJar).build()) {
-      st.seedKeys().replaceList(fleet.unitsKey(), unitNames);
-      out.printf("failover bench: %d workers, %d units, %d trials, store %s, default settings (lease 1.5 s, renew 300 ms,"
+      if (tasks) {
+        io.allot.store.spec.TaskSpecs specs = st.taskSpecs(fleet.group());
+        for (String u : unitNames) {
+          specs.create(u, "{\"feed\":\"" + u + "\"}", 1);
+        }
+      } else {
+        st.seedKeys().replaceList(fleet.unitsKey(), unitNames);
+      }
+      out.printf("failover bench: %d workers, %d " + (tasks ? "long-running tasks" : "units") + ", %d trials, store %s, default settings (lease 1.5 s, renew 300 ms,"
           + " fence margin 500 ms; distributor poll 1 s, ping timeout 1 s); files in %s%n", workers, units, trials,
           st.describe(), d);
       out.flush();
@@ -133,6 +144,12 @@ final class FailoverBench implements Callable<Integer> {
           r.overlaps().size(), r.problems().size());
       out.flush();
       st.seedKeys().replaceList(fleet.unitsKey(), List.of());
+      if (tasks) {
+        io.allot.store.spec.TaskSpecs specs = st.taskSpecs(fleet.group());
+        for (String u : unitNames) {
+          specs.delete(u).ifPresent(t -> specs.purge(u, t.revision()));
+        }
+      }
       return r.clean() ? 0 : 1;
     }
   }

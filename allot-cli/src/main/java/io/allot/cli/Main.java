@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Decides who does what in a fleet of service instances.",
-    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, QueueCommand.class, TaskCommand.class, DevCommand.class,
+    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, QueueCommand.class, TaskCommand.class,
+        RouteCommand.class, DevCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

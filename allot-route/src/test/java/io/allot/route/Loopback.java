@@ -1,0 +1,192 @@
+package io.allot.route;
+
+import io.allot.store.MemberMeta;
+import io.allot.store.Membership;
+import io.allot.store.Store;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+/** Real Netty servers on loopback registered as members of a pool, and channels to {@code allot://pool}. */
+final class Loopback implements AutoCloseable {
+  static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(String value) {
+      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String parse(InputStream stream) {
+      try {
+        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+  };
+
+  /** Answers with the member id of the server. */
+  static final MethodDescriptor<String, String> WHO = MethodDescriptor.<String, String>newBuilder()
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("allot.test.Echo/Who")
+      .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
+
+  private static final java.util.concurrent.ScheduledExecutorService DELAYS =
+      java.util.concurrent.Executors.newScheduledThreadPool(2, r -> {
+        Thread t = new Thread(r, "loopback-delays");
+        t.setDaemon(true);
+        return t;
+      });
+
+  final Store store;
+  final String pool;
+  final List<Member> members = new ArrayList<>();
+  final List<ManagedChannel> channels = new ArrayList<>();
+
+  Loopback(Store store, String pool) {
+    this.store = store;
+    this.pool = pool;
+  }
+
+  /** One member: a server, its registration, the units it owns (for its owner check) and its call count. */
+  final class Member {
+    final Server server;
+    final String id;
+    final Set<String> owned = ConcurrentHashMap.newKeySet();
+    final AtomicLong served = new AtomicLong();
+    /** How long each call takes (ms); 0: answered at once. */
+    volatile long delayMillis;
+    long session;
+
+    Member(Server server) {
+      this.server = server;
+      this.id = "127.0.0.1:" + server.getPort();
+    }
+
+    Membership membership() {
+      return store.membership(pool);
+    }
+
+    void register(MemberMeta meta, Duration ttl) {
+      session = membership().register(id, meta, ttl);
+    }
+
+    void deregister() {
+      membership().deregister(id, session);
+    }
+
+    /** Deregisters and stops the server. */
+    void stop() {
+      deregister();
+      server.shutdownNow();
+    }
+  }
+
+  /** Starts a server (with an owner check over its {@link Member#owned} units and {@code ownerOf}) and registers it. */
+  Member start(MemberMeta meta, Duration ttl, Function<String, String> ownerOf) {
+    Member[] self = new Member[1];
+    ServerServiceDefinition def = ServerServiceDefinition.builder("allot.test.Echo")
+        .addMethod(WHO, ServerCalls.asyncUnaryCall((req, obs) -> {
+          Member me = self[0];
+          me.served.incrementAndGet();
+          Runnable answer = () -> {
+            obs.onNext(me.id);
+            obs.onCompleted();
+          };
+          if (me.delayMillis > 0) {
+            DELAYS.schedule(answer, me.delayMillis, TimeUnit.MILLISECONDS);
+          } else {
+            answer.run();
+          }
+        })).build();
+    if (ownerOf != null) {
+      def = ServerInterceptors.intercept(def, new OwnerCheckInterceptor(u -> self[0].owned.contains(u), ownerOf));
+    }
+    try {
+      Server s = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(def)
+          .directExecutor().build().start();
+      Member m = new Member(s);
+      self[0] = m;
+      m.register(meta, ttl);
+      members.add(m);
+      return m;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  Member start(MemberMeta meta) {
+    return start(meta, Duration.ofSeconds(30), null);
+  }
+
+  /** A channel to {@code allot://pool} with {@code policy} and its config, and the re-route interceptor. */
+  ManagedChannel channel(String policy, Map<String, ?> config, OwnerRetryInterceptor retry) {
+    return channel("allot://" + pool, policy, config, retry);
+  }
+
+  ManagedChannel channel(String target, String policy, Map<String, ?> config, OwnerRetryInterceptor retry) {
+    NettyChannelBuilder b = NettyChannelBuilder.forTarget(target).usePlaintext()
+        .setNameResolverArg(AllotNameResolverProvider.STORE, store)
+        .defaultServiceConfig(Map.of("loadBalancingConfig", List.of(Map.of(policy, config))));
+    if (retry != null) {
+      b.intercept(retry);
+    }
+    ManagedChannel c = b.build();
+    channels.add(c);
+    return c;
+  }
+
+  static String who(io.grpc.Channel ch, CallOptions options) {
+    return ClientCalls.blockingUnaryCall(ch, WHO, options.withDeadlineAfter(5, TimeUnit.SECONDS), "hi");
+  }
+
+  /** Calls until every member in {@code ids} has answered at least once. */
+  static void warm(io.grpc.Channel ch, java.util.Collection<String> ids) {
+    Set<String> seen = new java.util.HashSet<>();
+    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (!seen.containsAll(ids)) {
+      if (System.nanoTime() > until) {
+        throw new AssertionError("not every member answered: " + seen + " of " + ids);
+      }
+      seen.add(who(ch, CallOptions.DEFAULT.withWaitForReady()));
+    }
+  }
+
+  void resetCounts() {
+    members.forEach(m -> m.served.set(0));
+  }
+
+  @Override
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+    for (Member m : members) {
+      try {
+        m.deregister();
+      } catch (RuntimeException ignored) {
+        // the store may be closed already
+      }
+      m.server.shutdownNow();
+    }
+  }
+}
