@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <tr><td>{@code allot_canary}</td><td>{@code weights} (version to weight), {@code sticky}</td><td>a version by
  *   weight (live weights override the config), then round robin within it; sticky: the key picks version and
  *   member</td></tr>
- *   <tr><td>{@code allot_least_request}</td><td>{@code choiceCount} 2..10 (2), {@code latencyAware} (true)</td>
+ *   <tr><td>{@code allot_least_request}</td><td>{@code choiceCount} 2..10 (2), {@code latencyAware} (false)</td>
  *   <td>fewest outstanding calls of d random members, weighed by their latency</td></tr>
  *   <tr><td>{@code allot_consistent_hash}</td><td>none</td><td>weighted rendezvous of the call key</td></tr>
  *   <tr><td>{@code allot_owner}</td><td>{@code fallback}: round_robin (default), weighted_round_robin,
@@ -143,11 +143,11 @@ public final class AllotPolicies {
    *
    * @param choiceCount  candidates per pick, 2..10 (default 2)
    * @param latencyAware whether outstanding calls are weighed by each candidate's moving average latency (default
-   *                     true; see {@link Pickers.LeastRequest})
+   *                     false: plain counts of calls in flight, as the issue and grpc's least_request; see {@link Pickers.LeastRequest})
    */
   record LeastRequestConfig(int choiceCount, boolean latencyAware) {}
 
-  /** {@code allot_least_request}: power-of-d choices on outstanding calls (latency-aware by default). */
+  /** {@code allot_least_request}: power-of-d choices on outstanding calls (counts of calls in flight by default; latency-aware on request). */
   public static final class LeastRequestProvider extends Provider {
     public LeastRequestProvider() {
       super("allot_least_request");
@@ -156,7 +156,7 @@ public final class AllotPolicies {
     @Override
     Object parse(Map<String, ?> raw) {
       PolicyConfig c = new PolicyConfig(getPolicyName(), raw, Set.of("choiceCount", "latencyAware"));
-      return new LeastRequestConfig(c.integer("choiceCount", 2, 2, 10), c.bool("latencyAware", true));
+      return new LeastRequestConfig(c.integer("choiceCount", 2, 2, 10), c.bool("latencyAware", false));
     }
 
     @Override

@@ -355,7 +355,7 @@ public final class RouteBench implements Callable<Integer> {
       Map<String, Map<String, ?>> policies = new LinkedHashMap<>();
       policies.put("round_robin", Map.of());
       policies.put("allot_least_request", Map.of());
-      policies.put("allot_least_request counts only", Map.of("latencyAware", false));
+      policies.put("allot_least_request latencyAware", Map.of("latencyAware", true));
       policies.put("least_request_experimental", Map.of());
       for (Map.Entry<String, Map<String, ?>> p : policies.entrySet()) {
         String policy = p.getKey();
