@@ -766,7 +766,7 @@ END
 $$;
 
 -- TaskSpecs.started: records the run (started now) unless the recorded run's token is above p_token; the fault
--- stays only under the same token. True if recorded.
+-- stays only under the same token. True if recorded. (p_channel and p_payload are unused: reports are not announced.)
 CREATE OR REPLACE FUNCTION ${schema}.task_spec_started(
     p_pool text, p_name text, p_member text, p_token bigint, p_revision bigint, p_channel text, p_payload text)
 RETURNS boolean LANGUAGE plpgsql AS $$
@@ -780,11 +780,7 @@ BEGIN
          fault_error = CASE WHEN t.run_token = p_token THEN t.fault_error END,
          fault_at_ms = CASE WHEN t.run_token = p_token THEN t.fault_at_ms END
    WHERE t.pool = p_pool AND t.name = p_name AND (t.run_token IS NULL OR t.run_token <= p_token);
-  v_done := FOUND;
-  IF v_done THEN
-    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
-  END IF;
-  RETURN v_done;
+  RETURN FOUND; -- a report, not a change of the spec: no version bump, no NOTIFY (see TaskSpecs)
 END
 $$;
 
@@ -799,11 +795,7 @@ BEGIN
   UPDATE ${schema}.task_specs t
      SET fault_failures = p_failures, fault_failing = p_failing, fault_error = p_error, fault_at_ms = p_at_ms
    WHERE t.pool = p_pool AND t.name = p_name AND t.run_token = p_token;
-  v_done := FOUND;
-  IF v_done THEN
-    PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
-  END IF;
-  RETURN v_done;
+  RETURN FOUND; -- a report, not a change of the spec: no version bump, no NOTIFY (see TaskSpecs)
 END
 $$;
 

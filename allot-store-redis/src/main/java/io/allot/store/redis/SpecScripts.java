@@ -21,8 +21,9 @@ import java.util.List;
  *
  * <p>Text (arguments, member, error) is stored as the value of a hash field or as the tail of a record, never
  * between separators, so it needs no escaping and comes back byte for byte. ARGV[1] is the channel of
- * {@link io.allot.store.Topic#taskSpecs(String)}, ARGV[2] the task name; every change INCRs {@code version} and
- * PUBLISHes the name on the channel, in the script. Times are Redis {@code TIME} in milliseconds. Numbers that come
+ * {@link io.allot.store.Topic#taskSpecs(String)}, ARGV[2] the task name; every change of a spec (create, update,
+ * delete, purge; not the run and fault reports) INCRs {@code version} and PUBLISHes the name on the channel, in the
+ * script. Times are Redis {@code TIME} in milliseconds. Numbers that come
  * from Java (cost, tokens, revisions) are kept as the decimal text Java wrote and compared as text (tokens by
  * {@code cmp}, which orders canonical decimal integers exactly, whatever their size), so no long passes through a
  * Lua double; only revisions (small) are incremented as numbers.
@@ -148,8 +149,7 @@ final class SpecScripts {
       if c > 0 then return 0 end
       redis.call('HSET', K_RUNS, NAME, ARGV[4] .. '|' .. ARGV[5] .. '|' .. now_ms() .. '|' .. ARGV[3])
       if c ~= 0 then redis.call('HDEL', K_FAULTS, NAME) end
-      changed()
-      return 1
+      return 1 -- a report, not a change of the spec: no version bump, no announcement (see TaskSpecs)
       """);
 
   /**
@@ -163,8 +163,7 @@ final class SpecScripts {
       else
         redis.call('HSET', K_FAULTS, NAME, ARGV[4])
       end
-      changed()
-      return 1
+      return 1 -- a report: not announced
       """);
 
   /** ARGV[3] revision. Removes the tombstone of that revision (with its args, run and fault). 1 if removed. */

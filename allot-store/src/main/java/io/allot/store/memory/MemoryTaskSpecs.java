@@ -166,8 +166,7 @@ public final class MemoryTaskSpecs {
         TaskFault fault = old.run() != null && old.run().token() == run.token() ? old.fault() : null;
         specs().put(name, new TaskSpec(name, old.args(), old.cost(), old.revision(), old.createdMillis(),
             old.updatedMillis(), old.deletedMillis(), stamped, fault));
-        changed(name);
-        return true;
+        return true; // a report: no version bump, no announcement
       }
     }
 
@@ -181,8 +180,7 @@ public final class MemoryTaskSpecs {
         }
         specs().put(name, new TaskSpec(name, old.args(), old.cost(), old.revision(), old.createdMillis(),
             old.updatedMillis(), old.deletedMillis(), old.run(), fault));
-        changed(name);
-        return true;
+        return true; // a report: no version bump, no announcement
       }
     }
 

@@ -15,8 +15,10 @@ import java.util.Optional;
  * (Created, Processing, OnDeleting, Deleted, Failed, Pending) are derived from these records together with the
  * pool's ownership and membership; nobody sets a status by hand.
  *
- * <p>Every change bumps the pool's {@link #version()} and is announced on {@link
- * io.allot.store.Topic#taskSpecs(String)} with the task name as message. Bad input (see {@link SpecLimits}) gets an
+ * <p>Every change of a spec (create, update, delete, purge) bumps the pool's {@link #version()} and is announced on
+ * {@link io.allot.store.Topic#taskSpecs(String)} with the task name as message. The run and fault reports are not
+ * announced and leave the version alone: they change statuses, which readers derive on demand, and at a failover
+ * thousands of starts would otherwise wake every distributor and worker watching the pool. Bad input (see {@link SpecLimits}) gets an
  * {@link IllegalArgumentException} naming it and changes nothing. Every write is safe to retry.
  */
 public interface TaskSpecs {
@@ -52,7 +54,10 @@ public interface TaskSpecs {
   /** Every spec of the pool, live and tombstones, sorted by name. */
   List<TaskSpec> list();
 
-  /** A number that grows with every change of the pool's specs (0: the pool never had one). A cheap poll. */
+  /**
+   * A number that grows with every create, update, delete and purge in the pool (0: the pool never had a spec); not
+   * with {@link #started} and {@link #fault} reports. A cheap poll.
+   */
   long version();
 
   /**
