@@ -156,7 +156,7 @@ class PostgresSchemaUpgradeTest {
         assertThat(specs.delete("ticker").orElseThrow().deleted()).isTrue();
         assertThat(specs.purge("ticker", 1)).isTrue();
         assertThat(specs.list()).isEmpty();
-        assertThat(specs.version()).isEqualTo(4);
+        assertThat(specs.version()).isEqualTo(3); // create, delete, purge: the start report is not a change of the spec
 
         // a process of release 7 still running: its calls resolve to the functions of this release
         assertThat(longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m2", 1, 1, 60_000L,
