@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Notifications;
 import io.allot.store.StoreClock;
-import io.allot.store.memory.MemoryTaskSpecs;
 import io.allot.store.spec.Created;
 import io.allot.store.spec.TaskFault;
 import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpec;
 import io.allot.store.spec.TaskSpecs;
 import io.allot.store.spec.TaskSpecsContractTest;
 import io.allot.testkit.TestServers;
@@ -16,12 +14,8 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -151,84 +145,5 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
     assertThat(t.started("b", new TaskRun("m1", -11, 1, 0))).isFalse();
     assertThat(t.started("b", new TaskRun("m1", -9, 1, 0))).isTrue();
     assertThat(t.started("b", new TaskRun("m1", 0, 1, 0))).isTrue();
-  }
-
-  /**
-   * Random sequences of every operation give the same answers and leave the same specs as the memory store's specs
-   * (the reference), seed by seed; times, which each store stamps from its own clock, are compared as "set or not".
-   */
-  @Test
-  void behavesAsTheMemoryReferenceUnderRandomOperations() {
-    List<String> texts = List.of("{}", "{\"a\":1}", "{\"s\":\"ü \\\" , | \\n 💡\"}", "", "|||", "{\"a\":1} ");
-    List<Long> tokens = List.of(-3L, 0L, 7L, 8L, (1L << 53), (1L << 53) + 1, Long.MAX_VALUE);
-    for (long seed = 1; seed <= 4; seed++) {
-      Random rnd = new Random(seed);
-      AtomicLong millis = new AtomicLong(System.currentTimeMillis());
-      TaskSpecs mem = new MemoryTaskSpecs(millis::incrementAndGet, (p, n) -> { }).pool("model");
-      TaskSpecs red = specs(randomName());
-      List<String> names = IntStream.range(0, 6).mapToObj(i -> "t" + i).toList();
-      long memVersion = 0;
-      long redVersion = 0;
-      for (int step = 0; step < 200; step++) {
-        String at = "seed " + seed + " step " + step;
-        String name = names.get(rnd.nextInt(names.size()));
-        String args = texts.get(rnd.nextInt(texts.size()));
-        int cost = 1 + rnd.nextInt(2);
-        long token = tokens.get(rnd.nextInt(tokens.size()));
-        switch (rnd.nextInt(8)) {
-          case 0, 1 -> {
-            Created m = mem.create(name, args, cost);
-            Created r = red.create(name, args, cost);
-            assertThat(r.outcome()).as(at).isEqualTo(m.outcome());
-            same(at, Optional.of(r.spec()), Optional.of(m.spec()));
-          }
-          case 2 -> same(at, red.update(name, args, cost), mem.update(name, args, cost));
-          case 3 -> same(at, red.delete(name), mem.delete(name));
-          case 4 -> {
-            TaskRun run = new TaskRun("m-" + rnd.nextInt(3) + "|x", token, rnd.nextInt(4), 0);
-            assertThat(red.started(name, run)).as(at).isEqualTo(mem.started(name, run));
-          }
-          case 5 -> {
-            TaskFault f = rnd.nextInt(4) == 0 ? null : new TaskFault(rnd.nextInt(9), rnd.nextBoolean(),
-                "err " + step + (rnd.nextBoolean() ? "\n| \"x\"" : ""), rnd.nextLong());
-            assertThat(red.fault(name, token, f)).as(at).isEqualTo(mem.fault(name, token, f));
-          }
-          case 6 -> {
-            long revision = mem.get(name).map(TaskSpec::revision).orElse(1L) - 1 + rnd.nextInt(2);
-            assertThat(red.purge(name, revision)).as(at).isEqualTo(mem.purge(name, revision));
-          }
-          default -> same(at, red.get(name), mem.get(name));
-        }
-        long mv = mem.version();
-        long rv = red.version();
-        assertThat(rv > redVersion).as(at + ": version changed").isEqualTo(mv > memVersion);
-        memVersion = mv;
-        redVersion = rv;
-        List<TaskSpec> ml = mem.list();
-        List<TaskSpec> rl = red.list();
-        assertThat(rl).as(at).extracting(TaskSpec::name).containsExactlyElementsOf(ml.stream().map(TaskSpec::name)
-            .toList());
-        for (int i = 0; i < ml.size(); i++) {
-          same(at + " list", Optional.of(rl.get(i)), Optional.of(ml.get(i)));
-        }
-      }
-    }
-  }
-
-  private static void same(String at, Optional<TaskSpec> actual, Optional<TaskSpec> expected) {
-    assertThat(actual.isPresent()).as(at).isEqualTo(expected.isPresent());
-    expected.ifPresent(m -> {
-      TaskSpec r = actual.orElseThrow();
-      assertThat(r).as(at).extracting(TaskSpec::name, TaskSpec::args, TaskSpec::cost, TaskSpec::revision,
-          TaskSpec::deleted, TaskSpec::fault).containsExactly(m.name(), m.args(), m.cost(), m.revision(),
-          m.deleted(), m.fault());
-      assertThat(r.createdMillis() > 0 && r.updatedMillis() >= r.createdMillis()).as(at).isTrue();
-      assertThat(r.run() == null).as(at).isEqualTo(m.run() == null);
-      if (m.run() != null) {
-        assertThat(r.run()).as(at).extracting(TaskRun::member, TaskRun::token, TaskRun::revision)
-            .containsExactly(m.run().member(), m.run().token(), m.run().revision());
-        assertThat(r.run().startedMillis()).as(at).isPositive();
-      }
-    });
   }
 }
