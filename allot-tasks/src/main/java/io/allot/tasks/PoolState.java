@@ -17,9 +17,17 @@ import java.util.Objects;
  * @param members   the pool's registrations by id, expired ones included ({@link io.allot.store.Membership#members()})
  * @param table     the published table: member id to the units of its field, in order (see {@link #parseTable})
  * @param costs     the cost of every live task of the pool by name; table units that are not here cost nothing
+ * @param clockMarginMillis the store's clock margin ({@link io.allot.store.Safety#clockMargin()}): a claim whose
+ *                  lease ended less than this long ago may still be running (claims wait for it too)
  */
 public record PoolState(long nowMillis, Map<String, MemberRecord> members, Map<String, List<String>> table,
-    Map<String, Integer> costs) {
+    Map<String, Integer> costs, long clockMarginMillis) {
+
+  /** A pool state with no clock margin. */
+  public PoolState(long nowMillis, Map<String, MemberRecord> members, Map<String, List<String>> table,
+      Map<String, Integer> costs) {
+    this(nowMillis, members, table, costs, 0);
+  }
 
   public PoolState {
     members = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(members, "members")));
@@ -27,6 +35,9 @@ public record PoolState(long nowMillis, Map<String, MemberRecord> members, Map<S
     Objects.requireNonNull(table, "table").forEach((m, units) -> t.put(m, List.copyOf(units)));
     table = Collections.unmodifiableMap(t);
     costs = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(costs, "costs")));
+    if (clockMarginMillis < 0) {
+      throw new IllegalArgumentException("clockMarginMillis must be >= 0 but was " + clockMarginMillis);
+    }
   }
 
   /**

@@ -201,7 +201,7 @@ public final class TaskService {
         costs.put(s.name(), s.cost());
       }
     }
-    return new PoolState(now, members, table, costs);
+    return new PoolState(now, members, table, costs, store.safety().clockMargin().toMillis());
   }
 
   private TaskSpecs specs(String pool) {

@@ -14,8 +14,9 @@ import java.util.Objects;
  *       member's registration is the claim's session ({@code MemberRecord.session() == owner.session()}) and whose
  *       lease is live at store time now ({@link MemberRecord#liveAt}). The view's owner and token are those of a
  *       live claim, else null, whatever the status.</li>
- *   <li>A deleted spec (a tombstone) is {@link TaskState#ON_DELETING} while a live claim exists, else
- *       {@link TaskState#DELETED}.</li>
+ *   <li>A deleted spec (a tombstone) is {@link TaskState#ON_DELETING} while a claim may still be running: its
+ *       session is the member's current one and its lease has not been over for the store's clock margin (the wait
+ *       a claim by another member needs too); else {@link TaskState#DELETED}: nobody can run it any more.</li>
  *   <li>A live spec with a live claim and a confirmed run under that claim's token ({@code spec.run().token() ==
  *       owner.token()}) is {@link TaskState#FAILED} if its fault says {@code failing}, else
  *       {@link TaskState#PROCESSING}.</li>
@@ -48,7 +49,7 @@ public final class TaskStatuses {
     String who = live ? owner.member() : null;
     Long token = live ? owner.token() : null;
     if (spec.deleted()) {
-      return new Derived(live ? TaskState.ON_DELETING : TaskState.DELETED, who, token, null);
+      return new Derived(mayStillRun(owner, pool) ? TaskState.ON_DELETING : TaskState.DELETED, who, token, null);
     }
     if (live && spec.run() != null && spec.run().token() == owner.token()) {
       boolean failing = spec.fault() != null && spec.fault().failing();
@@ -78,6 +79,19 @@ public final class TaskStatuses {
         : !anyWeighted ? "no live member with affinity > 0 in pool"
         : "cost " + spec.cost() + " exceeds the largest free capacity " + largestFree + " of a live member";
     return new Derived(TaskState.PENDING, who, token, reason);
+  }
+
+  /**
+   * True if the claim {@code owner} may still be running: its member's current session, and its lease not over for
+   * at least the clock margin at the pool's store time.
+   */
+  static boolean mayStillRun(UnitOwner owner, PoolState pool) {
+    if (owner == null) {
+      return false;
+    }
+    MemberRecord m = pool.members().get(owner.member());
+    return m != null && m.session() == owner.session()
+        && m.leaseUntilMillis() + pool.clockMarginMillis() > pool.nowMillis();
   }
 
   /** True if {@code owner} is a live claim: its member's current session, lease live at the pool's store time. */

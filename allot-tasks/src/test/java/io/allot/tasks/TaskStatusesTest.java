@@ -64,6 +64,18 @@ class TaskStatusesTest {
   }
 
   @Test
+  void aDeletedTaskWhoseOwnersLeaseEndedLessThanTheClockMarginAgoIsStillOnDeleting() {
+    MemberRecord justExpired = new MemberRecord("m1", MemberMeta.of(1, 10), 7, NOW - 150);
+    PoolState withMargin = new PoolState(NOW, Map.of("m1", justExpired), Map.of(), Map.of(), 200);
+    Derived d = TaskStatuses.derive(tombstone("t"), OWNER, withMargin);
+    assertThat(d.state()).as("another member could not claim it yet either").isEqualTo(TaskState.ON_DELETING);
+    assertThat(d.owner()).as("not a live claim: no owner shown").isNull();
+    MemberRecord longExpired = new MemberRecord("m1", MemberMeta.of(1, 10), 7, NOW - 200);
+    assertThat(TaskStatuses.derive(tombstone("t"), OWNER,
+        new PoolState(NOW, Map.of("m1", longExpired), Map.of(), Map.of(), 200)).state()).isEqualTo(TaskState.DELETED);
+  }
+
+  @Test
   void liveClaimWithRunUnderItsTokenIsProcessing() {
     Derived d = TaskStatuses.derive(running("t", 42, null), OWNER, pool(Map.of(), Map.of(), member("m1", 7, true, 1, 10)));
     assertThat(d).isEqualTo(new Derived(TaskState.PROCESSING, "m1", 42L, null));
