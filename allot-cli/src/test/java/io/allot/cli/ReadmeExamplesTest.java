@@ -64,12 +64,14 @@ class ReadmeExamplesTest {
 
   @Test
   void theRoutingSnippetStandsInReadmeRouteExample() throws IOException {
-    List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
-        .filter(b -> String.join("\n", b).contains("allot://services")).findFirst().orElseThrow();
     List<String> source = lines(ROOT.resolve("allot-route/src/test/java/io/allot/route/ReadmeRouteExample.java"));
-    assertThat(Collections.indexOfSubList(source, block))
-        .as("README's routing snippet, line for line, in ReadmeRouteExample.java:%n%s", String.join("\n", block))
-        .isNotNegative();
+    for (String marker : List.of("allot://services", "AllotRouting.KEY")) {
+      List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
+          .filter(b -> String.join("\n", b).contains(marker)).findFirst().orElseThrow();
+      assertThat(Collections.indexOfSubList(source, block))
+          .as("README's routing snippet, line for line, in ReadmeRouteExample.java:%n%s", String.join("\n", block))
+          .isNotNegative();
+    }
   }
 
   private static List<List<String>> javaBlocks(Path markdown) throws IOException {
