@@ -176,6 +176,13 @@ final class WorkerCommand implements Callable<Integer> {
       t.setDaemon(true);
       return t;
     });
+    // task start reports on a thread of their own: thousands of them after a failover must not hold up the stop
+    // confirmations (and so the handoffs) queued on the stopper
+    ExecutorService reporter = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "allot-worker-task-reports");
+      t.setDaemon(true);
+      return t;
+    });
     Divider.Builder b = Divider.builder(store)
         .pool(group.trim())
         .distribution(distributionNamespace.trim())
@@ -225,7 +232,7 @@ final class WorkerCommand implements Callable<Integer> {
           log.line(t, "start " + s.unit() + " " + s.token());
         }
         if (tasks.specPool()) {
-          stopper.execute(() -> recordStart(s.unit(), s.token()));
+          reporter.execute(() -> recordStart(s.unit(), s.token()));
         }
       }
 
@@ -289,7 +296,7 @@ final class WorkerCommand implements Callable<Integer> {
         // the reference worker's "restart" with the new arguments: nothing runs, so the start is recorded again
         org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("task {} updated to revision {}: restarted", t.name(),
             t.revision());
-        stopper.execute(() -> specs.started(t.name(), new TaskRun(divider.memberId(), token, t.revision(), 0)));
+        reporter.execute(() -> specs.started(t.name(), new TaskRun(divider.memberId(), token, t.revision(), 0)));
       }
     });
     CountDownLatch done = new CountDownLatch(1);

@@ -31,11 +31,11 @@ public final class ChildMember {
     id[0] = "127.0.0.1:" + server.getPort();
     Membership m = store.membership(args[1]);
     long session = m.register(id[0], MemberMeta.DEFAULT.with("version", "child"), ttl);
-    System.out.println("READY " + id[0]);
+    // renewed on a scheduler thread (not a daemon: it keeps the process up until it is killed)
+    java.util.concurrent.Executors.newSingleThreadScheduledExecutor().scheduleAtFixedRate(
+        () -> m.renew(id[0], session, ttl), ttl.toMillis() / 3, ttl.toMillis() / 3,
+        java.util.concurrent.TimeUnit.MILLISECONDS);
+    System.out.println("READY " + id[0]); // the parent test reads this line: the child's output protocol
     System.out.flush();
-    while (true) {
-      Thread.sleep(ttl.toMillis() / 3);
-      m.renew(id[0], session, ttl);
-    }
   }
 }

@@ -27,6 +27,11 @@ import org.junit.jupiter.api.Test;
  * calls with a status naming them.
  */
 class FailuresTest {
+  @org.junit.jupiter.api.AfterEach
+  void theResolverThrewNothing() {
+    ResolverTest.assertNoSyncErrors();
+  }
+
 
   @Test
   void aMemberKilledWithSigkillLeavesTheClientsViewAtItsLeaseEnd() throws Exception {

@@ -29,6 +29,23 @@ import org.junit.jupiter.params.provider.ValueSource;
  * client within 100 ms (p99 over 20 events, printed), and the attributes carry what the members published.
  */
 class ResolverTest {
+  /** What a resolver threw on its sync context, in any test of this module that uses {@link #args}: must stay empty. */
+  static final java.util.Queue<Throwable> SYNC_ERRORS = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+  @org.junit.jupiter.api.AfterEach
+  void theResolverThrewNothing() {
+    assertNoSyncErrors();
+  }
+
+  /** Fails with what resolvers threw on their sync context since the last call (and forgets it). */
+  static void assertNoSyncErrors() {
+    java.util.List<Throwable> thrown = new java.util.ArrayList<>();
+    for (Throwable t; (t = SYNC_ERRORS.poll()) != null; ) {
+      thrown.add(t);
+    }
+    org.assertj.core.api.Assertions.assertThat(thrown).as("thrown on a resolver's sync context").isEmpty();
+  }
+
 
   /** What the resolver told its listener, with the time. */
   static final class Recorder extends NameResolver.Listener2 {
@@ -73,7 +90,7 @@ class ResolverTest {
     return NameResolver.Args.newBuilder()
         .setDefaultPort(443)
         .setProxyDetector((ProxyDetector) addr -> null)
-        .setSynchronizationContext(new SynchronizationContext((t, e) -> e.printStackTrace()))
+        .setSynchronizationContext(new SynchronizationContext((t, e) -> SYNC_ERRORS.add(e)))
         .setServiceConfigParser(new NameResolver.ServiceConfigParser() {
           @Override
           public NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> rawServiceConfig) {

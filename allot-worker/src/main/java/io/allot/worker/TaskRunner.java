@@ -188,7 +188,6 @@ public final class TaskRunner implements AutoCloseable {
     int failures = 0;
     long windowStart = 0;
     boolean faultRecorded = false;
-    long cleanSince = 0;
     while (!unit.stopRequested()) {
       Optional<TaskSpec> found;
       try {
@@ -239,8 +238,8 @@ public final class TaskRunner implements AutoCloseable {
         return;
       }
       long now = System.currentTimeMillis();
-      if (a.restart && error == null || a.restart && error instanceof InterruptedException) {
-        continue;
+      if (a.restart) {
+        continue; // stopped for an update (the interrupt may surface as any exception): not a failure
       }
       if (error == null) {
         log.info("task {} returned without a stop request: a long-running task has no end; starting it again", name);

@@ -53,7 +53,8 @@ public final class PickHarness {
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Route/Pick")
       .setRequestMarshaller(NOOP).setResponseMarshaller(NOOP).build();
 
-  private final SynchronizationContext sync = new SynchronizationContext((t, e) -> e.printStackTrace());
+  private final SynchronizationContext sync = new SynchronizationContext(
+      (t, e) -> org.slf4j.LoggerFactory.getLogger(PickHarness.class).error("policy failed on the sync context", e));
   /** The latest picker the policy published; written on {@link #sync}. */
   private volatile LoadBalancer.SubchannelPicker picker;
   private volatile ConnectivityState state;

@@ -132,7 +132,8 @@ public final class RouteBench implements Callable<Integer> {
     io.grpc.NameResolver.Args args = io.grpc.NameResolver.Args.newBuilder()
         .setDefaultPort(443)
         .setProxyDetector(addr -> null)
-        .setSynchronizationContext(new io.grpc.SynchronizationContext((t, e) -> e.printStackTrace()))
+        .setSynchronizationContext(new io.grpc.SynchronizationContext(
+            (t, e) -> org.slf4j.LoggerFactory.getLogger(RouteBench.class).error("resolver failed on the sync context", e)))
         .setServiceConfigParser(new io.grpc.NameResolver.ServiceConfigParser() {
           @Override
           public io.grpc.NameResolver.ConfigOrError parseServiceConfig(Map<String, ?> raw) {
@@ -223,6 +224,9 @@ public final class RouteBench implements Callable<Integer> {
   }
 
   /** ns per pick: the median of the rounds. */
+  /** Where {@link #nsPerPick} leaves its results, so the JIT cannot drop the picks. */
+  static volatile long blackhole;
+
   static double nsPerPick(PickHarness h, int rounds, int picks) {
     double[] ns = new double[rounds];
     long sink = 0;
@@ -234,9 +238,7 @@ public final class RouteBench implements Callable<Integer> {
       }
       ns[r] = (System.nanoTime() - t0) / (double) picks;
     }
-    if (sink == Long.MIN_VALUE) {
-      System.out.print(""); // keeps the results alive
-    }
+    blackhole = sink; // keeps the picks from being optimized away
     Arrays.sort(ns);
     return ns[rounds / 2];
   }

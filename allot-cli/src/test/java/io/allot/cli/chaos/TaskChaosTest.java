@@ -33,7 +33,6 @@ import java.util.TreeSet;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.io.TempDir;
@@ -439,9 +438,5 @@ class TaskChaosTest {
       }
     }
     return wrong.isEmpty();
-  }
-
-  static String names(Set<String> s) {
-    return s.stream().limit(10).collect(Collectors.joining(","));
   }
 }

@@ -598,23 +598,10 @@ public final class GroupDistributor {
         }
       }
     }
-
-    @Override
-    public boolean equals(Object o) {
-      return super.equals(o);
-    }
-
-    @Override
-    public int hashCode() {
-      return super.hashCode();
-    }
   }
 
   /** The table with capacities counted in task costs ({@link CostFit}); the same object while nothing changed. */
   private Table fitCosts(Table table, List<Member> live, SpecUnits su) {
-    if (su.costs.isEmpty()) {
-      return CostFit.fit(table, live, Map.of());
-    }
     if (fitIn == table && fitUnits == su && new HashSet<>(live).equals(fitMembers)) {
       return fitOut;
     }
