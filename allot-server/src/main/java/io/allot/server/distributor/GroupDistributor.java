@@ -83,6 +83,7 @@ public final class GroupDistributor {
   private final BiConsumer<String, Published> onPublish;
   private final String storeName;
   private final LeaseJudge leaseJudge;
+  private final long clockMarginMillis;
   private final Duration cleanupAge;
 
   // The state below is confined to the thread running cycle() and release() (one at a time, see the class
@@ -182,6 +183,7 @@ public final class GroupDistributor {
     this.onPublish = onPublish;
     this.storeName = store.describe();
     this.leaseJudge = LeaseJudge.of(store.safety());
+    this.clockMarginMillis = store.safety().clockMargin().toMillis();
     this.cleanupAge = LeaseJudge.cleanupAge(store.safety());
     this.pings = new PingJudge(group, settings.downAfter());
     Gauge.builder("allot_members", upGauge, AtomicInteger::get).tag("group", group).tag("state", "up").description("members answering pings").register(registry);
@@ -531,6 +533,9 @@ public final class GroupDistributor {
         }
       }
     }
+    if (units instanceof SpecUnits su && !unitsDirty && poll && specs.version() == su.version) {
+      return units; // the specs' version counts every change of a spec: nothing to read again
+    }
     boolean cheap = unitsReadNanos <= settings.pollInterval().toNanos() * UNITS_READ_SHARE;
     boolean old = now - unitsReadAtNanos >= unitsReadNanos * UNITS_REREAD_FACTOR;
     if (units != null && !unitsDirty && poll && !cheap && old && pingsDone != null) {
@@ -580,13 +585,15 @@ public final class GroupDistributor {
 
   /**
    * The units of a pool with long-running task specs: its live specs by name (byte order), with the costs above 1
-   * and the tombstones. Immutable once built.
+   * and the tombstones, as of the specs' {@code version}. Immutable once built.
    */
   static final class SpecUnits extends LinkedHashSet<String> {
     final Map<String, Integer> costs = new java.util.HashMap<>();
     final Map<String, io.allot.store.spec.TaskSpec> tombstones = new java.util.TreeMap<>();
+    final long version;
 
-    SpecUnits(List<io.allot.store.spec.TaskSpec> specs) {
+    SpecUnits(List<io.allot.store.spec.TaskSpec> specs, long version) {
+      this.version = version;
       for (io.allot.store.spec.TaskSpec s : specs) {
         if (s.deleted()) {
           tombstones.put(s.name(), s);
@@ -613,8 +620,9 @@ public final class GroupDistributor {
   }
 
   /**
-   * Removes the tombstones deleted more than the task retention ago that no member runs any more: no owner, or an
-   * owner whose session is gone or whose lease ran out (store time).
+   * Removes the tombstones deleted more than the task retention ago that no member can run any more: no owner, or an
+   * owner whose session is gone or whose lease has been over for the store's clock margin (the rule of the status
+   * {@code Deleted}, and the wait any other claim needs).
    */
   private void purgeTombstones(SpecUnits su, Map<String, MemberRecord> records, long now) {
     List<String> due = new ArrayList<>();
@@ -630,7 +638,8 @@ public final class GroupDistributor {
     for (String name : due) {
       UnitOwner o = owners.get(name);
       MemberRecord r = o == null ? null : records.get(o.member());
-      boolean running = o != null && r != null && r.session() == o.session() && r.liveAt(now);
+      boolean running = o != null && r != null && r.session() == o.session()
+          && r.leaseUntilMillis() + clockMarginMillis > now;
       if (!running && specs.purge(name, su.tombstones.get(name).revision())) {
         log.info("group={} task {} deleted {} ms ago and stopped everywhere: tombstone purged", group, name,
             now - su.tombstones.get(name).deletedMillis());
@@ -654,9 +663,12 @@ public final class GroupDistributor {
   }
 
   private LinkedHashSet<String> readUnits() {
-    List<io.allot.store.spec.TaskSpec> all = specs.list();
-    if (!all.isEmpty()) {
-      return new SpecUnits(all);
+    long version = specs.version(); // before the list: a change between the two is read again at the next poll
+    if (version > 0) { // 0: the pool never had a task spec, its units are the units list
+      List<io.allot.store.spec.TaskSpec> all = specs.list();
+      if (!all.isEmpty()) {
+        return new SpecUnits(all, version);
+      }
     }
     List<String> rawUnits = seedKeys.list(settings.workunitsNamespace());
     LinkedHashSet<String> units = new LinkedHashSet<>();

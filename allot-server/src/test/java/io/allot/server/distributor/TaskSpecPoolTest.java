@@ -106,4 +106,21 @@ class TaskSpecPoolTest {
     d.cycle();
     assertThat(specs.get("only")).as("stopped everywhere and older than the retention: purged").isEmpty();
   }
+
+  @Test
+  void aTombstoneWhoseOwnersLeaseEndedLessThanTheClockMarginAgoIsKept() {
+    long session = store.membership(group).register("m1:1", MemberMeta.DEFAULT, Duration.ofSeconds(31));
+    specs.create("t", "{}", 1);
+    GroupDistributor d = distributor(Duration.ofSeconds(30));
+    d.cycle();
+    store.ownership(group).claim("t", "m1:1", session).orElseThrow();
+    specs.delete("t");
+    d.unitsChanged();
+    nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(31_100)); // the lease ended 100 ms ago; the margin is 200 ms
+    d.cycle();
+    assertThat(specs.get("t")).as("its owner may still be running it").isPresent();
+    nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(150));
+    d.cycle();
+    assertThat(specs.get("t")).isEmpty();
+  }
 }

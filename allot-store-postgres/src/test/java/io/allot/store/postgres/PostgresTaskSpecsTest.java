@@ -18,8 +18,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The task-specs contract on PostgreSQL (a schema of its own), two stores as two processes would have, used in turn.
- * Plus what SQL users see in the table, and random operations compared with the memory store's specs (the
- * reference).
+ * Plus what SQL users see in the table. (The random comparison with the memory reference is in the contract.)
  */
 class PostgresTaskSpecsTest extends TaskSpecsContractTest {
   private static final TestSchema SCHEMA = TestSchema.random();

@@ -25,8 +25,8 @@ import org.junit.jupiter.api.TestInstance;
 /**
  * The task-specs contract on the standalone Redis of {@link TestServers#redisUri()}: two stores as two processes
  * would have, used in turn, each test's keys deleted after it. Plus what is particular to the Redis layout: one slot
- * per pool whatever its name, names that never share keys, tokens beyond a Lua double's precision, and random
- * operations compared with the memory store's specs (the reference).
+ * per pool whatever its name, names that never share keys, and tokens beyond a Lua double's precision. (The
+ * random comparison with the memory reference is in the contract.)
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisTaskSpecsTest extends TaskSpecsContractTest {
