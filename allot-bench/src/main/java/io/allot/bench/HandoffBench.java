@@ -285,12 +285,16 @@ final class HandoffBench implements Callable<Integer> {
 
   /**
    * Waits until every unit runs exactly once, on the member the published table gives it, and every live member has
-   * a share (polled every 50 ms; the figures come from the recorded events, not from this poll).
+   * a share (polled every 50 ms, a running count first, so the poll does not hold up the listeners; the figures come
+   * from the recorded events, not from this poll).
    */
   private void settle(Store control, String tableKey, List<String> unitNames, List<Member> live, Recorder rec) {
     Map<String, String> idToName = new HashMap<>();
     live.forEach(m -> idToName.put(m.divider.memberId(), m.name));
     boolean ok = Poll.until(() -> {
+      if (rec.runningCount.get() != unitNames.size()) {
+        return false; // cheap: the full check below locks the log (the listeners wait) and reads the table
+      }
       Map<String, String> running = rec.log.running();
       if (running.size() != unitNames.size()) {
         return false;
@@ -410,6 +414,8 @@ final class HandoffBench implements Callable<Integer> {
    */
   private static final class Recorder {
     final OwnershipLog log = new OwnershipLog();
+    /** Starts minus stops: the settle poll's cheap first test. */
+    final java.util.concurrent.atomic.AtomicInteger runningCount = new java.util.concurrent.atomic.AtomicInteger();
     /** Unit -> its last stop: when, and in which phase. */
     private final Map<String, Stop> stoppedAt = new ConcurrentHashMap<>();
     /** Unit -> when its release was announced after that stop. */
@@ -425,6 +431,7 @@ final class HandoffBench implements Callable<Integer> {
     void started(String unit, String member, long token) {
       long now = System.nanoTime();
       log.open(unit, member, token);
+      runningCount.incrementAndGet();
       lastStart.put(member, now);
       Stop stop = stoppedAt.remove(unit);
       Long rel = releasedAt.remove(unit);
@@ -441,6 +448,7 @@ final class HandoffBench implements Callable<Integer> {
 
     void stopped(String unit, String member) {
       log.close(unit, member);
+      runningCount.decrementAndGet();
       releasedAt.remove(unit);
       long now = System.nanoTime();
       Phase p;

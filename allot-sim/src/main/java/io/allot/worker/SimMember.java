@@ -39,8 +39,10 @@ import java.util.function.Function;
  *   <li><b>loop</b>: a round every {@code syncInterval}, at once on a wake-up (table change, awaited release, the
  *   application's calls) or when the last round was cut short by the claim limit; it reads the target only after a
  *   change hint or once the last read is {@code syncInterval} old;</li>
- *   <li><b>releaser</b> ({@code Releaser}): releases the confirmed units as soon as a confirmation comes, several in
- *   parallel; it, the loop's rounds and the shutdown release one at a time (the lock {@code releasing});</li>
+ *   <li><b>releaser</b> ({@code Releaser}): releases the confirmed units as soon as a confirmation comes, all of them
+ *   (one batch in the SDK, independent calls sent at once here: each release is atomic on its own either way), then
+ *   wakes the loop; it, the loop's rounds and the shutdown release one at a time (the lock {@code releasing}), and a
+ *   round skips releasing while another holds it;</li>
  *   <li><b>dispatcher</b>: events go to the {@link Listener} in order, a start only while its generation is current
  *   and the lease valid ({@link LeaseDeadline#startMayRun(long)});</li>
  *   <li><b>shutdown</b> ({@link #cancel()}): the steps of {@code MemberShutdown}.</li>
@@ -554,8 +556,7 @@ public final class SimMember implements Network.Subscriber {
     trace.add(name, "confirmStop " + unit + "#" + store.rel(token) + " -> " + confirmed);
     if (confirmed) {
       signal();
-      requestRelease();
-      wake();
+      requestRelease(); // the releaser wakes the loop once released: a move counts until its release
     }
     return confirmed;
   }
@@ -669,7 +670,7 @@ public final class SimMember implements Network.Subscriber {
       return;
     }
     Term term = new Term(session, lease.generation());
-    publishMeta(term, () -> releaseConfirmed(() -> readTarget(continuing, target -> plan(term, target)),
+    publishMeta(term, () -> releaseConfirmedUnlessBusy(() -> readTarget(continuing, target -> plan(term, target)),
         () -> endRound(false)));
   }
 
@@ -750,6 +751,19 @@ public final class SimMember implements Network.Subscriber {
         });
   }
 
+  /**
+   * {@code Releaser.releaseConfirmedUnlessBusy} (the rounds): {@link #releaseConfirmed} if nobody holds the lock
+   * {@code releasing}, else straight on to {@code next} (the holder releases, and a later confirmation asked the
+   * releaser for another pass).
+   */
+  private void releaseConfirmedUnlessBusy(Runnable next, Runnable onFail) {
+    if (releasing) {
+      next.run();
+      return;
+    }
+    releaseConfirmed(next, onFail);
+  }
+
   /** Takes the lock {@code releasing} (waiting behind its holder), then runs {@code then}. */
   private void withReleasing(Runnable then) {
     if (releasing) {
@@ -780,7 +794,10 @@ public final class SimMember implements Network.Subscriber {
       return;
     }
     releaserBusy = true;
-    sim.after(0, this, () -> releaseConfirmed(this::releaserDone, () -> {
+    sim.after(0, this, () -> releaseConfirmed(() -> {
+      wake(); // the released moves free their slots (the SDK wakes only when it released some: a round more here)
+      releaserDone();
+    }, () -> {
       wake(); // the round retries
       releaserDone();
     }));

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * Unit ownership in one pool: at most one owner per unit, each claim with a fencing token. Tokens and sessions come
@@ -38,6 +39,16 @@ public interface Ownership {
 
   /** Gives up {@code unit} if {@code (member, token)} still owns it (compare-and-delete); true if released. */
   boolean release(String unit, String member, long token);
+
+  /**
+   * Releases each unit of {@code tokens} (unit to the token {@code member} holds it by) as
+   * {@link #release(String, String, long)} would, in one round trip and one store write where the store can: a
+   * planned handoff releases many units at once, and the next owners claim each on its release announcement. Each
+   * release is atomic on its own; the batch is not all-or-nothing.
+   *
+   * @return the units released, in the order of {@code tokens}
+   */
+  Set<String> releaseAll(Map<String, Long> tokens, String member);
 
   /**
    * {@link #release(String, String, long)}, and if released, records that {@code member} declines {@code unit} for

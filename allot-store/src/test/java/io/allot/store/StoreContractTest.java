@@ -932,6 +932,42 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void releaseAllIsCompareAndDeleteForEachUnitAndAnnouncesEachRelease() throws Exception {
+    String pool = key("services");
+    BlockingQueue<String> released = new LinkedBlockingQueue<>();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.releases(pool), released::add)) {
+      long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+      long s2 = store().membership(pool).register("m2", MemberMeta.of(1, 10), LONG_TTL);
+      Map<String, Long> t = store().ownership(pool).claimAll(List.of("u1", "u2", "u3", "u4"), "m1", s1);
+      long other = store().ownership(pool).claim("v", "m2", s2).orElseThrow();
+      assertThat(store().ownership(pool).releaseAll(Map.of(), "m1")).isEmpty();
+
+      Map<String, Long> ask = new LinkedHashMap<>();
+      ask.put("u3", t.get("u3"));
+      ask.put("u1", t.get("u1"));
+      ask.put("u2", t.get("u1")); // another unit's token
+      ask.put("v", other); // another member's unit
+      ask.put("nothing", t.get("u4"));
+      assertThat(peer().ownership(pool).releaseAll(ask, "m1")).as("in the order asked").containsExactly("u3", "u1");
+      assertThat(List.of(poll(released), poll(released))).containsExactlyInAnyOrder("u1", "u3");
+      assertThat(store().ownership(pool).owners()).containsOnlyKeys("u2", "u4", "v");
+      assertThat(store().ownership(pool).validToken("u2", "m1", s1, t.get("u2"))).isTrue();
+      assertThat(store().ownership(pool).releaseAll(Map.of("u1", t.get("u1")), "m1")).as("already released").isEmpty();
+
+      long again = store().ownership(pool).claim("u1", "m2", s2).orElseThrow();
+      assertThat(again).isGreaterThan(t.get("u1"));
+      assertThat(store().ownership(pool).releaseAll(Map.of("u1", t.get("u1"), "u2", t.get("u2")), "m1"))
+          .as("must not delete the new owner's claim").containsExactly("u2");
+      assertThat(poll(released)).as("refused releases announced nothing").isEqualTo("u2");
+      assertThat(store().ownership(pool).owners().get("u1")).isEqualTo(new UnitOwner("u1", "m2", s2, again));
+    }
+  }
+
+  private static String poll(BlockingQueue<String> q) throws InterruptedException {
+    return q.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  @Test
   void poolsAreIndependent() {
     String a = key("pool-a");
     String b = key("pool-b");

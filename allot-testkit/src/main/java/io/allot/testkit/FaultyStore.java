@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -315,6 +316,12 @@ public final class FaultyStore implements Store {
     public boolean release(String unit, String member, long token) {
       before("ownership.release");
       return d.release(unit, member, token);
+    }
+
+    @Override
+    public Set<String> releaseAll(Map<String, Long> tokens, String member) {
+      before("ownership.releaseAll");
+      return d.releaseAll(tokens, member);
     }
 
     @Override

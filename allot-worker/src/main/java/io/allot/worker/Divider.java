@@ -53,8 +53,8 @@ import org.slf4j.LoggerFactory;
  *   old lease has surely run out, then resumes.</li>
  *   <li><b>Target</b> {@code T} = this member's field of the distribution hash, split; owned {@code O}.</li>
  *   <li>Each unit of {@code O} not in {@code T}: a {@link StopReason#REASSIGNED} stop; after
- *   {@link #confirmStop(String, long)}, {@link io.allot.store.Ownership#release} (the next owner is notified). At most
- *   {@code maxConcurrentMoves} such stops are unconfirmed at a time.</li>
+ *   {@link #confirmStop(String, long)}, {@link io.allot.store.Ownership#releaseAll} (the next owner is notified). At most
+ *   {@code maxConcurrentMoves} such stops are not yet released at a time.</li>
  *   <li>Each unit of {@code T} not in {@code O} (not on release hold, within {@code capacity}, at most
  *   {@code maxConcurrentMoves} per round, none while flushing): {@link io.allot.store.Ownership#claimAll}; on a
  *   token, a {@link UnitStart}. A refused claim (the previous owner is still stopping, or its lease has not expired)
@@ -385,8 +385,8 @@ public final class Divider implements AutoCloseable {
       return c;
     });
     if (confirmed) {
-      loop.confirmed(); // released at once by the releaser
-      wake(); // the next stop, if any waits for this one (maxConcurrentMoves)
+      loop.confirmed(); // released at once by the releaser, which then wakes the loop for the next stop, if any
+      // waits for this one (maxConcurrentMoves counts a move until its release)
     }
     return confirmed;
   }

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * calls; every decision is the {@link Reconciler}'s, taken under the {@link StateLock}:
  * <ol>
  *   <li>fence first if the lease deadline passed (a pause just ended and the watchdog has not run yet);</li>
- *   <li>publish the member metadata if it changed; release in the store the units whose stop was confirmed;</li>
+ *   <li>publish the member metadata if it changed; release in the store the units whose stop was confirmed, unless
+ *   the releaser is at it (the round does not wait for it);</li>
  *   <li>read the target ({@link TargetSource}); {@link Reconciler#plan}: emit the {@code REASSIGNED} stops;</li>
  *   <li>claim the planned units in one batch; start each granted unit that may still run, give the others back;</li>
  *   <li>settle the claims in doubt (below).</li>
@@ -39,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>The releaser.</b> A {@link Releaser} releases a unit in the store as soon as the application confirms its
  * stop ({@link #confirmed()}), so the next owner, woken by the store's release announcement, can claim it while this
- * loop is still busy with a round; each round also releases what is still confirmed (after a failed release).
+ * loop is still busy with a round; each round also releases what is still confirmed (after a failed release) when
+ * the releaser is idle, and the releaser wakes the loop once it released units (their room is free).
  *
  * <p>Guards: the wake-up queue and the releaser are thread-safe; the units in doubt and the last target (and its read
  * time) are the loop thread's; the other fields are set once (volatile) before the threads run.
@@ -213,7 +215,7 @@ final class ReconcileLoop {
       return false;
     }
     meta.publishIfChanged(membership, memberId, term.session());
-    releaseConfirmed();
+    releaser.releaseConfirmedUnlessBusy(); // after a failed release; never waits for the releaser's store call
 
     boolean changed = targetChanged.getAndSet(false);
     long now = lease.now();

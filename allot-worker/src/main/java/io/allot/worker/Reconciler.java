@@ -3,6 +3,7 @@ package io.allot.worker;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -23,7 +24,8 @@ import java.util.Set;
  * <p>Rules kept here (each has a test in {@code ReconcilerTest} and a property in {@code ReconcilerProperties}):
  * <ul>
  *   <li>a unit of the owned set that left the target gets one {@code REASSIGNED} stop, and at most
- *   {@code maxConcurrentMoves} such stops are unconfirmed at a time;</li>
+ *   {@code maxConcurrentMoves} such stops are not released yet (unconfirmed, or confirmed and not yet released) at
+ *   a time;</li>
  *   <li>claims go to units of the target that are neither owned nor on release hold, in target order, at most
  *   {@code claimBatch} per round and never beyond {@code capacity}; none while draining or without a valid
  *   lease; a unit whose claim was refused is retried when its release is announced (also when the announcement
@@ -116,8 +118,19 @@ final class Reconciler {
   private final Map<String, Integer> refusals = new HashMap<>();
   /** The longest wait before retrying a refused claim, in multiples of {@code retryRefusedNanos}. */
   static final int MAX_BACKOFF = 4;
-  /** Units of the last target that are neither owned nor held: a release announced for one of them is awaited. */
-  private Set<String> wanted = Set.of();
+  /** Units of the last target that are neither owned nor held, in target order: a release announced for one of them is
+   * awaited. */
+  private Set<String> wanted = new LinkedHashSet<>();
+  /** The target of the last plan, and its units as a set (built again only for another list). */
+  private List<String> lastTarget;
+  private Set<String> lastTargetSet = Set.of();
+  /**
+   * {@link #wanted} must be computed again from the target (another target, a unit of the target no longer owned,
+   * a hold ended); a claimed unit is just taken out of it. So a round costs O(target) only when something changed.
+   */
+  private boolean wantStale = true;
+  /** A RUNNING owned unit may be outside the target (another target, a stray grant, or stops left for later). */
+  private boolean stopsPending = true;
   /**
    * Wanted units whose release was announced since they were last picked for a claim, in announcement order: claimed
    * first, and a refusal of a claim sent before the announcement arrived does not hold them back (the store may have
@@ -129,7 +142,7 @@ final class Reconciler {
 
   /**
    * @param capacity          the most units owned at once
-   * @param maxMoves          unconfirmed REASSIGNED stops at a time (at least 1); also claims per round
+   * @param maxMoves          REASSIGNED stops not yet released at a time (at least 1)
    * @param holdNanos         how long a released unit is held back
    * @param retryRefusedNanos how long after a refusal a unit is a candidate again without an announced release
    */
@@ -164,55 +177,64 @@ final class Reconciler {
   /**
    * One reconciliation round against {@code target}: marks the stops (RUNNING &rarr; STOPPING) and picks the claims.
    *
-   * @param target     the units this member should own, in order (duplicates are ignored)
+   * @param target     the units this member should own, in order (duplicates are ignored); never changed after the
+   *                   call (passing the same list again means the same target)
    * @param leaseValid whether the lease may be trusted now; without it nothing is claimed
    * @param now        the nano clock
    */
   Plan plan(List<String> target, boolean leaseValid, long now) {
-    Set<String> targetSet = new LinkedHashSet<>(target);
-    holdUntil.entrySet().removeIf(e -> now - e.getValue() >= 0 || !targetSet.contains(e.getKey()));
+    if (target != lastTarget) { // the loop passes the same list again until it reads the target again
+      lastTargetSet = new LinkedHashSet<>(target);
+      lastTarget = target;
+      wantStale = true;
+      stopsPending = true;
+    }
+    Set<String> targetSet = lastTargetSet;
+    if (holdUntil.entrySet().removeIf(e -> now - e.getValue() >= 0 || !targetSet.contains(e.getKey()))) {
+      wantStale = true;
+    }
 
-    int stopping = movesInFlight();
     List<UnitStop> stops = new ArrayList<>();
-    for (Owned o : owned.values()) {
-      if (stopping >= maxMoves) {
-        break; // the rest follows as stops get confirmed (each confirmation starts a round)
-      }
-      if (o.state == State.RUNNING && !targetSet.contains(o.unit)) {
-        stops.add(stop(o, StopReason.REASSIGNED));
-        stopping++;
-      }
-    }
-
-    Set<String> want = new LinkedHashSet<>();
-    for (String u : targetSet) {
-      if (!owned.containsKey(u) && !holdUntil.containsKey(u)) {
-        want.add(u);
-      }
-    }
-    wanted = want;
-    refusedAt.keySet().retainAll(want);
-    refusals.keySet().retainAll(want);
-    announced.retainAll(want);
-
-    // released units first (their previous owner is done: the claim succeeds), then the rest in target order
-    Set<String> candidates = new LinkedHashSet<>();
-    if (!draining && leaseValid) {
-      candidates.addAll(announced);
-      for (String u : want) {
-        Long refused = refusedAt.get(u);
-        if (refused == null || now - refused >= retryAfter(u)) {
-          candidates.add(u);
+    if (stopsPending) {
+      int stopping = movesInFlight();
+      boolean more = false;
+      for (Owned o : owned.values()) {
+        if (o.state == State.RUNNING && !targetSet.contains(o.unit)) {
+          if (stopping >= maxMoves) {
+            more = true; // the rest follows as stops get released (each release pass starts a round)
+            break;
+          }
+          stops.add(stop(o, StopReason.REASSIGNED));
+          stopping++;
         }
       }
+      stopsPending = more;
     }
+
+    if (wantStale) {
+      Set<String> want = new LinkedHashSet<>();
+      for (String u : targetSet) {
+        if (!owned.containsKey(u) && !holdUntil.containsKey(u)) {
+          want.add(u);
+        }
+      }
+      wanted = want;
+      refusedAt.keySet().retainAll(want);
+      refusals.keySet().retainAll(want);
+      announced.retainAll(want);
+      wantStale = false;
+    }
+
     long room = capacity - ownedCost;
-    if (room <= 0 || candidates.isEmpty()) {
+    if (room <= 0 || draining || !leaseValid) {
       return new Plan(stops, List.of(), false); // a release (which starts a round) makes room
     }
+    // released units first (their previous owner is done: the claim succeeds), then the rest in target order
     List<String> claims = new ArrayList<>();
     boolean cut = false;
-    for (String u : candidates) {
+    Iterator<String> it = candidates(now);
+    while (it.hasNext()) {
+      String u = it.next();
       if (claims.size() >= claimBatch) {
         cut = true;
         break;
@@ -225,6 +247,46 @@ final class Reconciler {
     }
     claims.forEach(announced::remove);
     return new Plan(stops, claims, cut);
+  }
+
+  /**
+   * The claim candidates in order, produced as the plan takes them: the announced units, then the other wanted units
+   * (target order) not refused, or refused long enough ago.
+   */
+  private Iterator<String> candidates(long now) {
+    Iterator<String> first = announced.iterator();
+    Iterator<String> rest = wanted.iterator();
+    return new Iterator<>() {
+      private String next;
+
+      @Override
+      public boolean hasNext() {
+        while (next == null) {
+          if (first.hasNext()) {
+            next = first.next();
+          } else if (rest.hasNext()) {
+            String u = rest.next();
+            Long refused = refusedAt.get(u);
+            if (!announced.contains(u) && (refused == null || now - refused >= retryAfter(u))) {
+              next = u;
+            }
+          } else {
+            return false;
+          }
+        }
+        return true;
+      }
+
+      @Override
+      public String next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        String u = next;
+        next = null;
+        return u;
+      }
+    };
   }
 
   /**
@@ -248,6 +310,11 @@ final class Reconciler {
       o.cost = c;
       owned.put(unit, o);
       ownedCost += c;
+      wanted.remove(unit);
+      announced.remove(unit);
+      if (!lastTargetSet.contains(unit)) {
+        stopsPending = true;
+      }
       return Claimed.STARTED;
     }
     return Claimed.GIVE_BACK;
@@ -311,6 +378,9 @@ final class Reconciler {
     if (owned.get(o.unit) == o) {
       owned.remove(o.unit);
       ownedCost -= o.cost;
+      if (lastTargetSet.contains(o.unit)) {
+        wantStale = true; // wanted again (unless held)
+      }
       return true;
     }
     return false;
@@ -330,6 +400,7 @@ final class Reconciler {
     }
     owned.clear();
     ownedCost = 0;
+    wantStale = true;
     refusedAt.clear();
     refusals.clear();
     announced.clear();
@@ -428,11 +499,16 @@ final class Reconciler {
     return new UnitStop(o.unit, o.token, why);
   }
 
-  /** Unconfirmed REASSIGNED stops: the handoffs in flight that {@code maxMoves} limits. */
+  /**
+   * REASSIGNED stops not released yet (unconfirmed, or confirmed and waiting for the releaser): the handoffs in
+   * flight that {@code maxMoves} limits. Counting the confirmed ones too paces the stops by the releases, so a unit
+   * never waits stopped behind a queue of releases (measured by {@code bench handoff}: with only the unconfirmed ones
+   * counted, a member drained at once and the gap between stop and next start grew to the length of its queue).
+   */
   private int movesInFlight() {
     int n = 0;
     for (Owned o : owned.values()) {
-      if (o.state == State.STOPPING && o.stop == StopReason.REASSIGNED) {
+      if (o.state != State.RUNNING && o.stop == StopReason.REASSIGNED) {
         n++;
       }
     }

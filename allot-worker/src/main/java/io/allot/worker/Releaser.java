@@ -2,13 +2,12 @@ package io.allot.worker;
 
 import io.allot.store.Ownership;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,30 +19,32 @@ import org.slf4j.LoggerFactory;
  * and the shutdown call {@link #releaseConfirmed()} too (after a failed release, and to finish at cancel).
  *
  * <p>Safety is the {@link Reconciler}'s: only CONFIRMED runs are released, each by its own token
- * (compare-and-delete in the store), with the release hold when the application released the unit. Several confirmed
- * units are released in parallel (each release is independent), at most {@code maxConcurrentMoves} (and 8) at once,
- * so a wave of confirmations costs about one store round trip instead of one per unit.
+ * (compare-and-delete in the store), with the release hold when the application released the unit. The units
+ * confirmed meanwhile are released together, {@link Ownership#releaseAll} (at most {@value #BATCH} a call; each
+ * release still atomic on its own), so a wave of confirmations costs one store round trip and one store write
+ * instead of one per unit: on PostgreSQL, whose NOTIFYing transactions commit one at a time, a release per unit
+ * queued the handoffs behind each other's commits. Units released with a hold (rare) go one by one.
  *
  * <p>Guards: {@code releasing} is held by whoever releases (this thread, a round, the shutdown), so each confirmed
  * unit is released once; it is taken before the {@link StateLock} and never while holding it, and nothing that
- * fences waits for it. The request queue and the executor are thread-safe; the thread is set once by
- * {@link #start}; {@code on} is volatile.
+ * fences waits for it. The request queue is thread-safe; the thread is set once by {@link #start}; {@code on} is
+ * volatile.
  */
 final class Releaser {
   private static final Logger log = LoggerFactory.getLogger(Releaser.class);
+  /** Most units released in one store call. */
+  static final int BATCH = 256;
 
   private final Settings settings;
   private final Ownership ownership;
   private final StateLock lock;
   private final Reconciler units;
   private final Counters counters;
-  private final Runnable onFailure;
+  private final Runnable wakeLoop;
   /** At most one pending request; thread-safe. */
   private final ArrayBlockingQueue<Boolean> requests = new ArrayBlockingQueue<>(1);
   /** Held while releasing (see the class comment). */
   private final ReentrantLock releasing = new ReentrantLock();
-  /** The parallel releases; its threads end when idle. */
-  private final ThreadPoolExecutor parallel;
   /** Set once by {@link #start}. */
   private volatile String memberId;
   /** Set once by {@link #start}. */
@@ -52,20 +53,17 @@ final class Releaser {
   private volatile boolean on = true;
 
   /**
-   * @param onFailure called (on the releaser's thread) when a release failed, so that a round retries it
+   * @param wakeLoop called (on the releaser's thread) when a release failed, so that a round retries it, and when
+   *     units were released, so that a round uses the room they leave (a round does not wait for the releaser)
    */
   Releaser(Settings settings, Ownership ownership, StateLock lock, Reconciler units, Counters counters,
-      Runnable onFailure) {
+      Runnable wakeLoop) {
     this.settings = settings;
     this.ownership = ownership;
     this.lock = lock;
     this.units = units;
     this.counters = counters;
-    this.onFailure = onFailure;
-    int n = Math.max(1, Math.min(settings.maxConcurrentMoves(), 8));
-    this.parallel = new ThreadPoolExecutor(n, n, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-        MemberSession.daemon("allot-worker-release-" + settings.pool()));
-    this.parallel.allowCoreThreadTimeOut(true);
+    this.wakeLoop = wakeLoop;
   }
 
   /** Starts the releaser's thread. */
@@ -88,7 +86,6 @@ final class Releaser {
     if (t != null) {
       t.interrupt();
     }
-    parallel.shutdown();
   }
 
   private void run() {
@@ -99,10 +96,12 @@ final class Releaser {
         continue; // stop()
       }
       try {
-        releaseConfirmed();
+        if (releaseConfirmed() > 0) {
+          wakeLoop.run();
+        }
       } catch (RuntimeException e) {
         counters.storeErrors.incrementAndGet();
-        onFailure.run();
+        wakeLoop.run();
         log.debug("pool={} member={} releasing confirmed units failed (the next round retries): {}", settings.pool(),
             memberId, e.toString());
       }
@@ -110,58 +109,134 @@ final class Releaser {
   }
 
   /**
-   * Releases in the store every unit whose stop was confirmed, in parallel when there are several; a unit the
-   * application released with the release hold ({@link Ownership#release(String, String, long, java.time.Duration)}),
-   * so that the distributor gives it to another member meanwhile. One caller at a time (a unit is released once).
-   * Units whose release failed stay confirmed (the next call retries them); throws the first failure.
+   * Releases in the store every unit whose stop was confirmed, in batches; a unit the application released with the
+   * release hold ({@link Ownership#release(String, String, long, java.time.Duration)}) on its own, so that the
+   * distributor gives it to another member meanwhile. One caller at a time (a unit is released once). Units whose
+   * release failed stay confirmed (the next call retries them); throws the first failure, after trying the rest.
+   *
+   * @return how many units were released
    */
-  void releaseConfirmed() {
+  int releaseConfirmed() {
     releasing.lock();
     try {
-      List<Reconciler.Owned> confirmed = lock.get(units::confirmed);
-      if (confirmed.size() == 1 || parallel.isShutdown()) {
-        for (Reconciler.Owned o : confirmed) {
-          releaseOne(o);
-        }
-        return;
-      }
-      List<CompletableFuture<Void>> calls = new ArrayList<>(confirmed.size());
-      for (Reconciler.Owned o : confirmed) {
-        calls.add(CompletableFuture.runAsync(() -> releaseOne(o), parallel));
-      }
-      RuntimeException first = null;
-      for (CompletableFuture<Void> c : calls) {
-        try {
-          c.join();
-        } catch (CompletionException e) {
-          if (first == null) {
-            first = e.getCause() instanceof RuntimeException r ? r : e;
-          }
-        }
-      }
-      if (first != null) {
-        throw first;
-      }
+      return releaseLocked();
     } finally {
       releasing.unlock();
     }
   }
 
-  private void releaseOne(Reconciler.Owned o) {
-    boolean hold = lock.get(() -> o.hold); // set under the lock by Divider.release
-    boolean ok = hold
-        ? ownership.release(o.unit, memberId, o.token, settings.releaseHold())
-        : ownership.release(o.unit, memberId, o.token);
-    lock.run(() -> {
-      if (units.released(o)) {
-        lock.signalAll();
+  /**
+   * {@link #releaseConfirmed()} unless another caller is releasing: the reconciliation round's call, which must not
+   * wait for the releaser's store call (the round's stops and claims would queue behind every release). Nothing is
+   * left behind: the caller holding the lock is releasing, and a stop confirmed after it read the confirmed units
+   * asked the releaser's thread for another pass ({@link #request()}).
+   */
+  void releaseConfirmedUnlessBusy() {
+    if (!releasing.tryLock()) {
+      return;
+    }
+    try {
+      releaseLocked();
+    } finally {
+      releasing.unlock();
+    }
+  }
+
+  private int releaseLocked() {
+    List<Reconciler.Owned> plain = new ArrayList<>();
+    List<Reconciler.Owned> held = new ArrayList<>();
+    lock.run(() -> { // hold is set under the lock by Divider.release
+      for (Reconciler.Owned o : units.confirmed()) {
+        (o.hold ? held : plain).add(o);
       }
     });
+    RuntimeException first = null;
+    int released = 0;
+    for (List<Reconciler.Owned> batch : batches(plain)) {
+      try {
+        released += releaseBatch(batch);
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
+    }
+    for (Reconciler.Owned o : held) {
+      try {
+        released += releaseHeld(o) ? 1 : 0;
+      } catch (RuntimeException e) {
+        first = first == null ? e : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+    return released;
+  }
+
+  /** {@code runs} cut into batches of at most {@link #BATCH}, each unit at most once in a batch. */
+  static List<List<Reconciler.Owned>> batches(List<Reconciler.Owned> runs) {
+    List<List<Reconciler.Owned>> out = new ArrayList<>();
+    List<Reconciler.Owned> rest = runs;
+    while (!rest.isEmpty()) {
+      List<Reconciler.Owned> batch = new ArrayList<>();
+      List<Reconciler.Owned> later = new ArrayList<>();
+      Set<String> in = new HashSet<>();
+      for (Reconciler.Owned o : rest) {
+        if (batch.size() < BATCH && in.add(o.unit)) {
+          batch.add(o);
+        } else {
+          later.add(o);
+        }
+      }
+      out.add(batch);
+      rest = later;
+    }
+    return out;
+  }
+
+  private int releaseBatch(List<Reconciler.Owned> batch) {
+    Map<String, Long> tokens = new LinkedHashMap<>();
+    for (Reconciler.Owned o : batch) {
+      tokens.put(o.unit, o.token);
+    }
+    Set<String> released = tokens.size() == 1
+        ? (ownership.release(batch.get(0).unit, memberId, batch.get(0).token) ? tokens.keySet() : Set.of())
+        : ownership.releaseAll(tokens, memberId);
+    done(batch);
+    counters.releases.addAndGet(released.size());
+    for (Reconciler.Owned o : batch) {
+      if (!released.contains(o.unit)) {
+        notOwned(o);
+      }
+    }
+    return released.size();
+  }
+
+  private boolean releaseHeld(Reconciler.Owned o) {
+    boolean ok = ownership.release(o.unit, memberId, o.token, settings.releaseHold());
+    done(List.of(o));
     if (ok) {
       counters.releases.incrementAndGet();
     } else {
-      log.info("pool={} member={} unit {} (token {}) was no longer owned when released", settings.pool(), memberId,
-          o.unit, o.token);
+      notOwned(o);
     }
+    return ok;
+  }
+
+  /** The runs are released (or were no longer owned): forgotten, and whoever waits for them woken. */
+  private void done(List<Reconciler.Owned> runs) {
+    lock.run(() -> {
+      boolean any = false;
+      for (Reconciler.Owned o : runs) {
+        any |= units.released(o);
+      }
+      if (any) {
+        lock.signalAll();
+      }
+    });
+  }
+
+  private void notOwned(Reconciler.Owned o) {
+    log.info("pool={} member={} unit {} (token {}) was no longer owned when released", settings.pool(), memberId,
+        o.unit, o.token);
   }
 }

@@ -25,7 +25,7 @@ import java.util.Optional;
  * @param renewEvery       time between two renewals
  * @param fenceMargin      how long before the lease can expire the member fences itself
  * @param syncInterval     time between two timed reconciliation rounds
- * @param maxConcurrentMoves unconfirmed REASSIGNED stops at a time
+ * @param maxConcurrentMoves REASSIGNED stops not yet released at a time
  * @param claimBatch       claims per round (one store round trip)
  * @param releaseHold      how long a released unit is not claimed again
  * @param shutdownGrace    how long cancel waits for SHUTDOWN stops to be confirmed

@@ -89,9 +89,10 @@ class ReconcilerTest {
     assertThat(r.plan(List.of("e"), true, 0).stops()).as("two are stopping-unconfirmed").isEmpty();
     assertThat(r.confirmStop("a", token(r, "a"))).isTrue();
     assertThat(r.confirmStop("a", token(r, "a"))).isFalse();
-    assertThat(units(r.plan(List.of("e"), true, 0).stops())).containsExactly("c");
+    assertThat(r.plan(List.of("e"), true, 0).stops()).as("a move counts until its release").isEmpty();
     assertThat(r.confirmed()).extracting(o -> o.unit).containsExactly("a");
     assertThat(r.released(r.confirmed().get(0))).isTrue();
+    assertThat(units(r.plan(List.of("e"), true, 0).stops())).containsExactly("c");
     assertThat(r.assigned().keySet()).containsExactly("b", "c", "d", "e");
     assertThat(r.state("b")).isEqualTo(State.STOPPING);
     assertThat(r.state("d")).isEqualTo(State.RUNNING);
@@ -249,6 +250,43 @@ class ReconcilerTest {
     r.plan(List.of(), true, MS);
     assertThat(r.held()).isEmpty();
     assertThat(r.plan(List.of("a"), true, 2 * MS).claims()).containsExactly("a");
+  }
+
+  /**
+   * The loop passes the same target list again until it reads the target again, and the reconciler then reuses
+   * what it derived from it (the set, the wanted units, whether any running unit is outside it): every change that
+   * matters still shows in the next plan. Each step with one list instance throughout.
+   */
+  @Test
+  void theSameTargetListAgainStillSeesEveryChange() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 16);
+    List<String> target = List.of("a", "b", "c");
+    assertThat(roundGranted(r, target, 0).claims()).containsExactly("a", "b", "c");
+    assertThat(r.plan(target, true, 0)).isEqualTo(new Plan(List.of(), List.of(), false));
+
+    // a hold ends: wanted again
+    long a = token(r, "a");
+    r.release("a", a, 0);
+    r.confirmStop("a", a);
+    r.released(r.confirmed().get(0));
+    assertThat(r.plan(target, true, MS).claims()).as("held").isEmpty();
+    assertThat(roundGranted(r, target, HOLD).claims()).containsExactly("a");
+
+    // a grant outside the target (the answer to an older plan): stopped by the next plan
+    assertThat(r.claimed("x", OptionalLong.of(++token), true, HOLD)).isEqualTo(Claimed.STARTED);
+    assertThat(units(r.plan(target, true, HOLD).stops())).containsExactly("x");
+
+    // a refusal, then its release announced: claimed first
+    r.forgetAll();
+    Plan p = r.plan(target, true, HOLD);
+    assertThat(p.claims()).as("a fence forgot everything: all wanted again").containsExactly("a", "b", "c");
+    r.claimed("a", OptionalLong.of(++token), true, HOLD);
+    r.claimed("b", OptionalLong.empty(), true, HOLD);
+    r.claimed("c", OptionalLong.empty(), true, HOLD);
+    assertThat(r.plan(target, true, HOLD + MS).claims()).as("refused a moment ago").isEmpty();
+    assertThat(r.releaseAnnounced("c")).isTrue();
+    assertThat(r.releaseAnnounced("a")).as("owned: not awaited").isFalse();
+    assertThat(r.plan(target, true, HOLD + MS).claims()).containsExactly("c");
   }
 
   @Test

@@ -193,7 +193,8 @@ final class PgJdbc implements AutoCloseable {
   }
 
   /**
-   * Binds {@code String}, {@code Long}, {@code Integer} and {@code String[]} (a {@code text[]}) arguments.
+   * Binds {@code String}, {@code Long}, {@code Integer}, {@code String[]} (a {@code text[]}) and {@code Long[]} (a
+   * {@code bigint[]}) arguments.
    *
    * @throws IllegalArgumentException for any other type (a bug)
    */
@@ -210,6 +211,8 @@ final class PgJdbc implements AutoCloseable {
           ps.setInt(i + 1, n);
         } else if (a instanceof String[] array) {
           ps.setArray(i + 1, c.createArrayOf("text", array));
+        } else if (a instanceof Long[] array) {
+          ps.setArray(i + 1, c.createArrayOf("bigint", array));
         } else {
           throw new IllegalArgumentException("cannot bind argument " + (i + 1) + " of type "
               + (a == null ? "null" : a.getClass().getName()));

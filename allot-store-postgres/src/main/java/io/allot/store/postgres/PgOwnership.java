@@ -8,11 +8,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * {@link Ownership} of one pool on the tables {@code ownership} (one row per unit: member, session, token; a row whose
@@ -29,6 +32,7 @@ record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) 
     final String claim;
     final String claimAll;
     final String release;
+    final String releaseAll;
     final String holds;
     final String owners;
     final String ownersOf;
@@ -43,6 +47,7 @@ record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) 
       claim = "SELECT " + s + ".claim(?, ?, ?, ?, ?, ?)";
       claimAll = "SELECT " + s + ".claim_all(?, ?, ?, ?, ?, ?)";
       release = "SELECT " + s + ".release_unit(?, ?, ?, ?, ?, ?, ?)";
+      releaseAll = "SELECT " + s + ".release_units(?, ?, ?, ?, ?, ?)";
       // the end rounded down to the ms, so a hold read right after the release never ends later than asked;
       // holds whose time has run out are deleted on the way
       holds = "WITH stale AS (DELETE FROM " + s + ".holds WHERE pool = ? AND until <= clock_timestamp()) "
@@ -107,6 +112,42 @@ record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) 
     PgChannels.Note note = channels.note(Topic.releases(pool), unit);
     return db.query("release " + unit + " in " + pool, sql.release, PgJdbc.BOOLEAN, pool, unit, member, token,
         note.pgChannel(), note.payload(), hold.toMillis());
+  }
+
+  @Override
+  public Set<String> releaseAll(Map<String, Long> tokens, String member) {
+    PgMembership.checkId(member);
+    Set<String> out = new LinkedHashSet<>();
+    if (tokens.isEmpty()) {
+      return out;
+    }
+    int n = tokens.size();
+    String[] units = new String[n];
+    Long[] values = new Long[n];
+    String[] payloads = new String[n];
+    String channel = null;
+    int i = 0;
+    for (Map.Entry<String, Long> e : tokens.entrySet()) {
+      units[i] = Objects.requireNonNull(e.getKey(), "unit");
+      values[i] = Objects.requireNonNull(e.getValue(), "token");
+      PgChannels.Note note = channels.note(Topic.releases(pool), units[i]);
+      channel = note.pgChannel();
+      payloads[i++] = note.payload();
+    }
+    Set<String> released = db.query("release " + n + " units in " + pool, sql.releaseAll, rs -> {
+      rs.next();
+      Set<String> got = new HashSet<>();
+      for (Object u : (Object[]) rs.getArray(1).getArray()) {
+        got.add((String) u);
+      }
+      return got;
+    }, pool, units, member, values, channel, payloads);
+    for (String u : units) {
+      if (released.contains(u)) {
+        out.add(u);
+      }
+    }
+    return out;
   }
 
   @Override

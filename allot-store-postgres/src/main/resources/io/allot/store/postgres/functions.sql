@@ -13,8 +13,10 @@
 -- Row lock order (no cycles, so no deadlocks): leases -> keys -> epochs -> publish_marks (publish, publish
 -- changes); pools -> members -> keys
 -- (register); members -> keys (deregister, remove if expired); pools -> ownership -> members (claim, the owner's row
--- FOR SHARE); members alone (renew, update member); ownership -> holds (release unit); holds alone (read holds); keys
--- alone (list operations); task_specs -> task_spec_versions (every task spec write).
+-- FOR SHARE; a claim refused because another live session holds the unit takes no lock); members alone (renew,
+-- update member); ownership -> holds (release unit); several ownership rows in unit order, COLLATE "C" (claim_all,
+-- release_units); holds alone (read holds); keys alone (list operations); task_specs -> task_spec_versions (every task
+-- spec write).
 
 -- ---------------------------------------------------------------- signatures of earlier releases
 
@@ -33,6 +35,8 @@ DROP FUNCTION IF EXISTS ${schema}.deregister(text, text, bigint, text, text);
 DROP FUNCTION IF EXISTS ${schema}.claim(text, text, text, bigint);
 DROP FUNCTION IF EXISTS ${schema}.claim_all(text, text[], text, bigint);
 DROP FUNCTION IF EXISTS ${schema}.release_unit(text, text, text, bigint, text, text);
+-- Up to schema version 8 the claims of a batch went through claim_locked, one unit at a time; claim_all now does it.
+DROP FUNCTION IF EXISTS ${schema}.claim_locked(text, text, text, bigint, timestamptz, bigint);
 
 -- ---------------------------------------------------------------- helpers
 
@@ -138,6 +142,16 @@ CREATE OR REPLACE FUNCTION ${schema}.next_counter(p_pool text) RETURNS bigint LA
   UPDATE ${schema}.pools p SET last_counter = greatest(p.last_counter + 1, ${schema}.clock_micros() + 1)
     WHERE p.pool = p_pool
     RETURNING p.last_counter
+$$;
+
+-- The counter of pool p_pool, its row locked by lock_pool (a claim batch advances it in memory: claim_all).
+CREATE OR REPLACE FUNCTION ${schema}.pool_counter(p_pool text) RETURNS bigint LANGUAGE sql VOLATILE AS $$
+  SELECT p.last_counter FROM ${schema}.pools p WHERE p.pool = p_pool
+$$;
+
+-- Records p_value as the counter of pool p_pool (its row locked by lock_pool) if larger; null changes nothing.
+CREATE OR REPLACE FUNCTION ${schema}.advance_counter(p_pool text, p_value bigint) RETURNS void LANGUAGE sql VOLATILE AS $$
+  UPDATE ${schema}.pools p SET last_counter = p_value WHERE p.pool = p_pool AND p_value > p.last_counter
 $$;
 
 -- WRONGTYPE (SQLSTATE AL001) if key p_key holds p_kind (null = the key does not exist) and that is not p_wanted.
@@ -474,91 +488,104 @@ $$;
 
 -- ---------------------------------------------------------------- ownership
 
--- claim() of one unit once the pool's row is locked and its guard known (p_not_before): refused (null) unless
--- (p_member, p_session) is current and live; the same session already owning the unit gets its token again (even
--- while the guard lasts); refused while the guard lasts; refused if the unit is owned by another current session
--- whose lease has not been over for p_margin_ms (a forward step of the server's clock smaller than the margin
--- takes nothing early); otherwise a new token from the pool counter is recorded and returned.
---
--- The owner's lease is read with its member row locked FOR SHARE: under READ COMMITTED a plain read sees the last
--- committed lease, so a renewal whose lease test already passed but has not committed yet (a slow WAL flush) would
--- be invisible, and a claim just after the old expiry would take the unit although the renewal then succeeds and
--- the owner keeps running it. The lock makes the claim wait for that renewal and read the lease it committed; and a
--- renewal that comes after the lock waits until the claim commits, then finds the lease over (renew_member).
-CREATE OR REPLACE FUNCTION ${schema}.claim_locked(p_pool text, p_unit text, p_member text, p_session bigint,
-    p_not_before timestamptz, p_margin_ms bigint)
-RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-  v_owned   boolean;
-  v_member  text;
-  v_session bigint;
-  v_token   bigint;
-  v_until   timestamptz;
-BEGIN
-  IF NOT EXISTS (SELECT 1 FROM ${schema}.members m
-                 WHERE m.pool = p_pool AND m.id = p_member AND m.session = p_session
-                   AND m.lease_until > clock_timestamp()) THEN
-    RETURN NULL;
-  END IF;
-  SELECT o.member, o.session, o.token INTO v_member, v_session, v_token
-    FROM ${schema}.ownership o WHERE o.pool = p_pool AND o.unit = p_unit FOR UPDATE;
-  v_owned := FOUND;
-  IF v_owned AND v_member = p_member AND v_session = p_session THEN
-    RETURN v_token;
-  END IF;
-  IF clock_timestamp() < p_not_before THEN
-    RETURN NULL; -- waiting out the lost-state guard
-  END IF;
-  IF v_owned THEN
-    -- lock by key only, then test the lease on the row as locked: a row whose snapshot version fails a WHERE
-    -- condition would be skipped without waiting for the update in flight
-    SELECT m.lease_until INTO v_until FROM ${schema}.members m
-      WHERE m.pool = p_pool AND m.id = v_member AND m.session = v_session
-      FOR SHARE;
-    IF FOUND AND v_until + p_margin_ms * interval '1 millisecond' > clock_timestamp() THEN
-      RETURN NULL; -- owned by a live session, or one whose lease ended less than the margin ago
-    END IF;
-  END IF;
-  v_token := ${schema}.next_counter(p_pool);
-  INSERT INTO ${schema}.ownership AS o (pool, unit, member, session, token)
-    VALUES (p_pool, p_unit, p_member, p_session, v_token)
-    ON CONFLICT (pool, unit) DO UPDATE
-      SET member = excluded.member, session = excluded.session, token = excluded.token;
-  RETURN v_token;
-END
-$$;
-
--- Claims p_unit for (p_member, p_session) under the pool's row lock (claim_locked); null if refused or the pool
--- does not exist (nobody ever registered in it).
-CREATE OR REPLACE FUNCTION ${schema}.claim(p_pool text, p_unit text, p_member text, p_session bigint,
-    p_guard_ms bigint DEFAULT 3000, p_margin_ms bigint DEFAULT 200)
-RETURNS bigint LANGUAGE plpgsql AS $$
-DECLARE
-  v_not_before timestamptz := ${schema}.lock_pool(p_pool, false, p_guard_ms);
-BEGIN
-  IF v_not_before IS NULL THEN
-    RETURN NULL;
-  END IF;
-  RETURN ${schema}.claim_locked(p_pool, p_unit, p_member, p_session, v_not_before, p_margin_ms);
-END
-$$;
-
--- claim() for each unit, in one round trip and one transaction under one pool lock; the result has one element per
--- unit, in order: the fencing token, or null if refused.
+-- Claims each of p_units for (p_member, p_session); the result has one element per unit, in order: the fencing
+-- token, or null if refused. One transaction, a few statements whatever the number of units:
+-- 1. Without any lock, a unit owned by a session other than (p_member, p_session) whose lease has not been over for
+--    p_margin_ms is refused. Refusing is always safe, so a stale read only costs a refusal the claimer retries on the
+--    release announcement (its next statement sees the committed release); whatever looks claimable is tested again
+--    under the locks below. Without this step, every early claim of a unit still owned (the new owner asking during
+--    a planned handoff, hundreds per second) queued behind the pool's row lock and held the unit's row until commit,
+--    so the owner's release waited for the refusal. A batch of refusals takes no lock at all.
+-- 2. The pool's row is locked (lock_pool: the lost-state guard, p_not_before; null if nobody ever registered in the
+--    pool: all refused); refused unless (p_member, p_session) is current and live.
+-- 3. The rows of the units left are locked FOR UPDATE in unit order (COLLATE "C", as release_units deletes them: no
+--    wait cycles), then the member rows of their owners' sessions FOR SHARE. Under READ COMMITTED a plain read sees
+--    the last committed lease, so a renewal whose lease test already passed but has not committed yet (a slow WAL
+--    flush) would be invisible, and a claim just after the old expiry would take the unit although the renewal then
+--    succeeds and the owner keeps running it. The lock makes the claim wait for that renewal; it locks by key only
+--    (id and session, which a renewal does not change: a WHERE on the lease would skip the row without waiting) and
+--    the leases are read after it, on the rows as locked. A renewal that comes later waits until the claim commits,
+--    then finds the lease over (renew_member). The claimer's own row is not locked.
+-- 4. Per unit, in unit order: the same session already owning it gets its token again (even while the guard lasts);
+--    refused while the guard lasts; refused if another current session owns it and its lease has not been over for
+--    p_margin_ms (a forward step of the server's clock smaller than the margin takes nothing early); otherwise a new
+--    token greatest(counter + 1, store µs + 1), the pool's counter advanced over it (next_counter's values, written
+--    back once). All grants are written by one statement.
 CREATE OR REPLACE FUNCTION ${schema}.claim_all(p_pool text, p_units text[], p_member text, p_session bigint,
     p_guard_ms bigint DEFAULT 3000, p_margin_ms bigint DEFAULT 200)
 RETURNS bigint[] LANGUAGE plpgsql AS $$
 DECLARE
-  v_not_before timestamptz := ${schema}.lock_pool(p_pool, false, p_guard_ms);
-  v_out        bigint[] := '{}';
-  v_unit       text;
+  v_margin     interval := p_margin_ms * interval '1 millisecond';
+  v_ask        text[];
+  v_not_before timestamptz;
+  v_counter    bigint;
+  v_units      text[] := '{}';
+  v_tokens     bigint[] := '{}';
+  v_new_units  text[] := '{}';
+  v_new_tokens bigint[] := '{}';
+  r            record;
 BEGIN
-  FOREACH v_unit IN ARRAY p_units LOOP
-    v_out := array_append(v_out, CASE WHEN v_not_before IS NULL THEN NULL
-      ELSE ${schema}.claim_locked(p_pool, v_unit, p_member, p_session, v_not_before, p_margin_ms) END);
+  SELECT coalesce(array_agg(a.u ORDER BY a.u COLLATE "C"), '{}') INTO v_ask
+    FROM (SELECT DISTINCT x.u FROM unnest(p_units) AS x (u)) a
+    WHERE NOT EXISTS (
+      SELECT 1 FROM ${schema}.ownership o
+        JOIN ${schema}.members m ON m.pool = o.pool AND m.id = o.member AND m.session = o.session
+        WHERE o.pool = p_pool AND o.unit = a.u AND NOT (o.member = p_member AND o.session = p_session)
+          AND m.lease_until + v_margin > clock_timestamp());
+  IF cardinality(v_ask) > 0 THEN
+    v_not_before := ${schema}.lock_pool(p_pool, false, p_guard_ms);
+  END IF;
+  IF v_not_before IS NULL OR NOT EXISTS (
+      SELECT 1 FROM ${schema}.members m
+        WHERE m.pool = p_pool AND m.id = p_member AND m.session = p_session AND m.lease_until > clock_timestamp()) THEN
+    RETURN array_fill(NULL::bigint, ARRAY[coalesce(array_length(p_units, 1), 0)]);
+  END IF;
+  v_counter := ${schema}.pool_counter(p_pool);
+  PERFORM 1 FROM ${schema}.ownership o
+    WHERE o.pool = p_pool AND o.unit = ANY (v_ask) ORDER BY o.unit COLLATE "C" FOR UPDATE;
+  PERFORM 1 FROM ${schema}.members m
+    WHERE m.pool = p_pool AND (m.id, m.session) IN (
+      SELECT o.member, o.session FROM ${schema}.ownership o
+        WHERE o.pool = p_pool AND o.unit = ANY (v_ask) AND NOT (o.member = p_member AND o.session = p_session))
+    ORDER BY m.id COLLATE "C" FOR SHARE;
+  FOR r IN
+    SELECT a.u AS unit, o.member, o.session, o.token, m.lease_until
+      FROM unnest(v_ask) AS a (u)
+      LEFT JOIN ${schema}.ownership o ON o.pool = p_pool AND o.unit = a.u
+      LEFT JOIN ${schema}.members m ON m.pool = p_pool AND m.id = o.member AND m.session = o.session
+      ORDER BY a.u COLLATE "C" LOOP
+    IF r.member = p_member AND r.session = p_session THEN
+      v_units := v_units || r.unit;
+      v_tokens := v_tokens || r.token;
+      v_counter := greatest(v_counter, r.token); -- above the counter only after a partial loss of the pools row
+    ELSIF clock_timestamp() < v_not_before THEN
+      NULL; -- waiting out the lost-state guard
+    ELSIF r.lease_until IS NOT NULL AND r.lease_until + v_margin > clock_timestamp() THEN
+      NULL; -- owned by a live session, or one whose lease ended less than the margin ago
+    ELSE
+      v_counter := greatest(v_counter + 1, ${schema}.clock_micros() + 1);
+      v_units := v_units || r.unit;
+      v_tokens := v_tokens || v_counter;
+      v_new_units := v_new_units || r.unit;
+      v_new_tokens := v_new_tokens || v_counter;
+    END IF;
   END LOOP;
-  RETURN v_out;
+  INSERT INTO ${schema}.ownership AS o (pool, unit, member, session, token)
+    SELECT p_pool, g.u, p_member, p_session, g.t FROM unnest(v_new_units, v_new_tokens) AS g (u, t)
+    ON CONFLICT (pool, unit) DO UPDATE
+      SET member = excluded.member, session = excluded.session, token = excluded.token;
+  PERFORM ${schema}.advance_counter(p_pool, v_counter);
+  RETURN (SELECT coalesce(array_agg(g.t ORDER BY x.n), '{}')
+            FROM unnest(p_units) WITH ORDINALITY AS x (u, n)
+            LEFT JOIN unnest(v_units, v_tokens) AS g (u, t) ON g.u = x.u);
 END
+$$;
+
+-- claim_all() of one unit.
+CREATE OR REPLACE FUNCTION ${schema}.claim(p_pool text, p_unit text, p_member text, p_session bigint,
+    p_guard_ms bigint DEFAULT 3000, p_margin_ms bigint DEFAULT 200)
+RETURNS bigint LANGUAGE sql AS $$
+  SELECT (${schema}.claim_all(p_pool, ARRAY[p_unit], p_member, p_session, p_guard_ms, p_margin_ms))[1]
 $$;
 
 -- Compare-and-delete on (member, token); if released and p_hold_ms > 0, records that p_member declines the unit
@@ -579,6 +606,32 @@ BEGIN
       ON CONFLICT (pool, unit) DO UPDATE SET member = excluded.member, until = excluded.until;
   END IF;
   RETURN ${schema}.notify_if(v_released, p_channel, p_payload);
+END
+$$;
+
+-- release_unit() without a hold for each unit with its token, in one transaction, the units' rows deleted in unit
+-- order (COLLATE "C", as claim_all locks them): one commit and one turn at the lock PostgreSQL takes to queue
+-- NOTIFYs (held through the commit's WAL flush, so NOTIFYing transactions commit one at a time) instead of one per
+-- unit. Returns the units released (in unit order).
+CREATE OR REPLACE FUNCTION ${schema}.release_units(
+    p_pool text, p_units text[], p_member text, p_tokens bigint[], p_channel text, p_payloads text[])
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+  v_out     text[] := '{}';
+  v_unit    text;
+  v_token   bigint;
+  v_payload text;
+BEGIN
+  FOR v_unit, v_token, v_payload IN
+      SELECT u, t, m FROM unnest(p_units, p_tokens, p_payloads) AS x (u, t, m) ORDER BY u COLLATE "C" LOOP
+    DELETE FROM ${schema}.ownership o
+      WHERE o.pool = p_pool AND o.unit = v_unit AND o.member = p_member AND o.token = v_token;
+    IF FOUND THEN
+      v_out := array_append(v_out, v_unit);
+      PERFORM pg_notify(p_channel, v_payload);
+    END IF;
+  END LOOP;
+  RETURN v_out;
 END
 $$;
 

@@ -127,8 +127,11 @@ class PostgresStoreTest extends StoreContractTest {
         ps.setLong(2, s1);
         assertThat(ps.executeUpdate()).as("the renewal qualified: the lease was live").isEqualTo(1);
       }
-      // the old lease runs out while the renewal is not committed yet
-      waiting().until(() -> !store.membership(pool).members().get("m1").liveAt(store.clock().timeMillis()));
+      // the old lease runs out, and its clock margin too, while the renewal is not committed yet (within the margin
+      // the claim would be refused without waiting: also right, but then the renewal in flight is not tested)
+      long until = store.membership(pool).members().get("m1").leaseUntilMillis();
+      long margin = store.safety().clockMargin().toMillis();
+      waiting().until(() -> store.clock().timeMillis() > until + margin);
       java.util.concurrent.CompletableFuture<java.util.OptionalLong> claim =
           java.util.concurrent.CompletableFuture.supplyAsync(() -> peer.ownership(pool).claim("u1", "m2", s2));
       // the claim must wait for the renewal (if it returned now, it read the stale lease)
@@ -138,6 +141,34 @@ class PostgresStoreTest extends StoreContractTest {
       assertThat(claim.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("m1 renewed in time: refused").isEmpty();
       assertThat(store.ownership(pool).owners().get("u1").token()).isEqualTo(token);
     }
+  }
+
+  /**
+   * A claim of a unit another live session holds is refused without the pool's row lock (and without locking the
+   * unit's row, so the holder's release never waits for it): during a planned handoff the new owner asks early and
+   * often. A batch with a free unit still waits for the lock and claims only that one.
+   */
+  @Test
+  void aClaimOfAUnitHeldElsewhereIsRefusedWithoutThePoolLock() throws Exception {
+    String pool = key("services");
+    long s1 = store.membership(pool).register("m1", MemberMeta.of(1, 10), Duration.ofSeconds(30));
+    store.ownership(pool).claim("held", "m1", s1).orElseThrow();
+    long s2 = peer.membership(pool).register("m2", MemberMeta.of(1, 10), Duration.ofSeconds(30));
+    try (Connection locker = TestSchema.raw()) {
+      locker.setAutoCommit(false);
+      assertThat(rowsOn(locker, SCHEMA, "SELECT pool FROM S.pools WHERE pool = ? FOR UPDATE", pool)).hasSize(1);
+      assertThat(peer.ownership(pool).claim("held", "m2", s2)).as("refused at once, the pool's row locked").isEmpty();
+      assertThat(peer.ownership(pool).claimAll(List.of("held"), "m2", s2)).isEmpty();
+      java.util.concurrent.CompletableFuture<Map<String, Long>> mixed = java.util.concurrent.CompletableFuture
+          .supplyAsync(() -> peer.ownership(pool).claimAll(List.of("held", "free"), "m2", s2));
+      org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+          .until(() -> !mixed.isDone());
+      locker.commit();
+      assertThat(mixed.get(10, TimeUnit.SECONDS)).as("only the free unit").containsOnlyKeys("free");
+    }
+    assertThat(store.ownership(pool).release("held", "m1", store.ownership(pool).owners().get("held").token()))
+        .isTrue();
+    assertThat(peer.ownership(pool).claim("held", "m2", s2)).as("claimable once released").isPresent();
   }
 
   /**

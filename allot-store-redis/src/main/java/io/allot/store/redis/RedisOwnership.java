@@ -9,10 +9,12 @@ import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * {@link Ownership} of one pool on Redis: the hash {@link RedisKeys#ownership} (unit -> {@code member|session|token})
@@ -80,6 +82,30 @@ final class RedisOwnership extends PoolScoped implements Ownership {
         RedisKeys.holds(pool));
     return redis.runForFlag("release " + unit + " in " + pool, Scripts.RELEASE_UNIT, keys, unit, member,
         Long.toString(token), Topic.releases(pool).channel(), Long.toString(hold.toMillis()));
+  }
+
+  @Override
+  public Set<String> releaseAll(Map<String, Long> tokens, String member) {
+    Args.memberId(member);
+    Set<String> out = new LinkedHashSet<>();
+    if (tokens.isEmpty()) {
+      return out;
+    }
+    String[] args = new String[2 + 2 * tokens.size()];
+    args[0] = member;
+    args[1] = Topic.releases(pool).channel();
+    int i = 2;
+    for (Map.Entry<String, Long> e : tokens.entrySet()) {
+      args[i++] = Objects.requireNonNull(e.getKey(), "unit");
+      args[i++] = Long.toString(Objects.requireNonNull(e.getValue(), "token"));
+    }
+    String[] keys = redis.sameSlot("release in pool '" + pool + "'", pool, RedisKeys.ownership(pool));
+    List<Object> released = redis.run("release " + tokens.size() + " units in " + pool, Scripts.RELEASE_ALL,
+        ScriptOutputType.MULTI, keys, args);
+    for (Object u : released) {
+      out.add((String) u);
+    }
+    return out;
   }
 
   @Override

@@ -422,6 +422,23 @@ final class Scripts {
       """);
 
   /**
+   * KEYS[1] ownership; ARGV[1] member, [2] owners channel, then unit, token pairs. {@link #RELEASE_UNIT} without a
+   * hold for each pair, in one script. Returns the units released, in order.
+   */
+  static final Script RELEASE_ALL = membership("releaseAll", """
+      local out = {}
+      for i = 3, #ARGV - 1, 2 do
+        local o = owner(KEYS[1], ARGV[i])
+        if o ~= nil and o.m == ARGV[1] and o.t == ARGV[i + 1] then
+          redis.call('HDEL', KEYS[1], ARGV[i])
+          redis.call('PUBLISH', ARGV[2], ARGV[i])
+          out[#out + 1] = ARGV[i]
+        end
+      end
+      return out
+      """);
+
+  /**
    * KEYS[1] holds. Returns field, value, field, value... of the holds whose time has not run out (Redis time) and
    * deletes the others (and unreadable ones).
    */
@@ -453,5 +470,6 @@ final class Scripts {
       """);
 
   static final List<Script> ALL = List.of(ADD_IF_ABSENT, REMOVE_FROM_LIST, REPLACE_LIST, ACQUIRE, RENEW, RELEASE,
-      PUBLISH, PUBLISH_CHANGES, REGISTER, RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM_ALL, RELEASE_UNIT, HOLDS, VALID_TOKEN);
+      PUBLISH, PUBLISH_CHANGES, REGISTER, RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM_ALL, RELEASE_UNIT, RELEASE_ALL, HOLDS,
+      VALID_TOKEN);
 }

@@ -675,6 +675,20 @@ public final class MemoryStore implements Store {
     }
 
     @Override
+    public Set<String> releaseAll(Map<String, Long> tokens, String member) {
+      checkId(member);
+      synchronized (lock) {
+        Set<String> out = new LinkedHashSet<>();
+        tokens.forEach((unit, token) -> {
+          if (release(unit, member, Objects.requireNonNull(token, "token"))) {
+            out.add(unit);
+          }
+        });
+        return out;
+      }
+    }
+
+    @Override
     public boolean release(String unit, String member, long token, Duration hold) {
       Objects.requireNonNull(hold, "hold");
       if (hold.isNegative()) {
