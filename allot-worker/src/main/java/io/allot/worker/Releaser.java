@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  * Releases in the store the units whose stop the application confirmed, as soon as it confirms: the first half of a
  * fast planned handoff (the next owner claims on the store's release announcement). A thread of its own waits for
  * confirmations ({@link #request()}), so a release never waits for the reconciliation round in progress; the rounds
- * and the shutdown call {@link #releaseConfirmed()} too (after a failed release, and to finish at cancel).
+ * call {@link #releaseConfirmedUnlessBusy()} (after a failed release) and the shutdown {@link #releaseConfirmed()} (to
+ * finish at cancel).
  *
  * <p>Safety is the {@link Reconciler}'s: only CONFIRMED runs are released, each by its own token
  * (compare-and-delete in the store), with the release hold when the application released the unit. The units
