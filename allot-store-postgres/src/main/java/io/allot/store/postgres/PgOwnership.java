@@ -19,10 +19,11 @@ import java.util.Set;
 
 /**
  * {@link Ownership} of one pool on the tables {@code ownership} (one row per unit: member, session, token; a row whose
- * owner is superseded or expired by the clock margin is claimable) and {@code holds}. Claims are the functions
- * {@code claim} and {@code claim_all} (under the pool's row lock and its lost-state guard, tokens from the pool's
- * counter); release is the function {@code release_unit}, which records the hold, if any, and NOTIFYs
- * {@link Topic#releases(String)}; reads are plain statements. A cheap, immutable view ({@code pool()} is the
+ * owner is superseded or expired by the clock margin is claimable) and {@code holds}. Claims are the function
+ * {@code claim_all} ({@code claim} is it for one unit): units another live session holds are refused without a lock,
+ * the rest decided under the pool's row lock and its lost-state guard, tokens from the pool's counter); releases are
+ * the functions {@code release_unit}, which records the hold, if any, and {@code release_units} (a batch, one
+ * transaction), each NOTIFYing {@link Topic#releases(String)} per unit; reads are plain statements. A cheap, immutable view ({@code pool()} is the
  * record's): the statements, with the store's guard and clock margin, are built once per store.
  */
 record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) implements Ownership {
