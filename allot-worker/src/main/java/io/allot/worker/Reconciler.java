@@ -129,8 +129,13 @@ final class Reconciler {
    * a hold ended); a claimed unit is just taken out of it. So a round costs O(target) only when something changed.
    */
   private boolean wantStale = true;
-  /** A RUNNING owned unit may be outside the target (another target, a stray grant, or stops left for later). */
-  private boolean stopsPending = true;
+  /**
+   * The RUNNING owned runs outside the target, in claim order, to stop (runs stopped otherwise meanwhile are skipped
+   * when met); computed again for another target ({@code leavingStale}), a grant outside the target added. So the
+   * stops of a round cost what they stop, not a scan of every owned unit.
+   */
+  private final Set<Owned> leaving = new LinkedHashSet<>();
+  private boolean leavingStale = true;
   /**
    * Wanted units whose release was announced since they were last picked for a claim, in announcement order: claimed
    * first, and a refusal of a claim sent before the announcement arrived does not hold them back (the store may have
@@ -187,28 +192,38 @@ final class Reconciler {
       lastTargetSet = new LinkedHashSet<>(target);
       lastTarget = target;
       wantStale = true;
-      stopsPending = true;
+      leavingStale = true;
     }
     Set<String> targetSet = lastTargetSet;
     if (holdUntil.entrySet().removeIf(e -> now - e.getValue() >= 0 || !targetSet.contains(e.getKey()))) {
       wantStale = true;
     }
 
-    List<UnitStop> stops = new ArrayList<>();
-    if (stopsPending) {
-      int stopping = movesInFlight();
-      boolean more = false;
+    if (leavingStale) {
+      leaving.clear();
       for (Owned o : owned.values()) {
         if (o.state == State.RUNNING && !targetSet.contains(o.unit)) {
-          if (stopping >= maxMoves) {
-            more = true; // the rest follows as stops get released (each release pass starts a round)
-            break;
-          }
-          stops.add(stop(o, StopReason.REASSIGNED));
-          stopping++;
+          leaving.add(o);
         }
       }
-      stopsPending = more;
+      leavingStale = false;
+    }
+    List<UnitStop> stops = new ArrayList<>();
+    if (!leaving.isEmpty()) {
+      int stopping = movesInFlight();
+      for (Iterator<Owned> it = leaving.iterator(); it.hasNext(); ) {
+        Owned o = it.next();
+        if (o.state != State.RUNNING || owned.get(o.unit) != o) {
+          it.remove(); // stopped otherwise meanwhile (released, shut down, fenced)
+          continue;
+        }
+        if (stopping >= maxMoves) {
+          break; // the rest follows as stops get released (each release pass starts a round)
+        }
+        stops.add(stop(o, StopReason.REASSIGNED));
+        it.remove();
+        stopping++;
+      }
     }
 
     if (wantStale) {
@@ -313,7 +328,7 @@ final class Reconciler {
       wanted.remove(unit);
       announced.remove(unit);
       if (!lastTargetSet.contains(unit)) {
-        stopsPending = true;
+        leaving.add(o); // a grant outside the target (the answer to an older plan): stopped by the next plan
       }
       return Claimed.STARTED;
     }
@@ -400,6 +415,7 @@ final class Reconciler {
     }
     owned.clear();
     ownedCost = 0;
+    leaving.clear();
     wantStale = true;
     refusedAt.clear();
     refusals.clear();
