@@ -9,6 +9,8 @@ import io.allot.store.spec.TaskSpecs;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** The README's long-running task example, compiled and run on the memory store (README lines stand here verbatim). */
@@ -22,12 +24,17 @@ class ReadmeTaskExample {
       return new Feed();
     }
 
+    /** Counted down by close(): a poll waits for data that never comes, until the timeout or the close. */
+    private final CountDownLatch closed = new CountDownLatch(1);
+
     void poll(Duration timeout) throws InterruptedException {
-      Thread.sleep(Math.min(timeout.toMillis(), 20));
+      closed.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     @Override
-    public void close() {}
+    public void close() {
+      closed.countDown();
+    }
   }
 
   static TaskRunner observe(Store store) {

@@ -55,11 +55,11 @@ class RedisTaskQueueTest extends TaskQueueContractTest {
   private static final Duration LONG = Duration.ofMinutes(5);
 
   // set before the class's tests and closed after them; JUnit runs the lifecycle methods and tests on one thread
+  private RedisClients clients;
   RedisStore store;
   RedisStore peer;
   RawRedis rawRedis;
   RedisClusterCommands<String, String> raw;
-  private boolean flip;
   private final Set<String> queues = new HashSet<>();
 
   /** The store URI of the server (or cluster) under test. */
@@ -69,22 +69,17 @@ class RedisTaskQueueTest extends TaskQueueContractTest {
 
   @BeforeAll
   void connect() {
-    store = RedisStore.connect(RedisStoreConfig.fromUri(uri()));
-    peer = RedisStore.connect(RedisStoreConfig.fromUri(uri()));
-    rawRedis = RawRedis.connect(uri());
-    raw = rawRedis.commands();
+    clients = RedisClients.connect(uri());
+    store = clients.store;
+    peer = clients.peer;
+    rawRedis = clients.rawRedis;
+    raw = clients.raw;
   }
 
   @AfterAll
   void disconnect() {
-    for (AutoCloseable c : new AutoCloseable[] {store, peer, rawRedis}) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        // closing in a test teardown: nothing to do
-      }
+    if (clients != null) {
+      clients.close();
     }
   }
 
@@ -98,8 +93,7 @@ class RedisTaskQueueTest extends TaskQueueContractTest {
 
   @Override
   protected TaskQueue queue(String name) {
-    flip = !flip;
-    TaskQueue q = (flip ? store : peer).taskQueue(name);
+    TaskQueue q = clients.next().taskQueue(name);
     queues.add(name);
     return q;
   }

@@ -31,11 +31,11 @@ import org.junit.jupiter.api.TestInstance;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisTaskSpecsTest extends TaskSpecsContractTest {
   // set before the class's tests and closed after them; JUnit runs the lifecycle methods and tests on one thread
+  private RedisClients clients;
   RedisStore store;
   RedisStore peer;
   RawRedis rawRedis;
   RedisClusterCommands<String, String> raw;
-  private boolean flip;
   private final Set<String> pools = new HashSet<>();
 
   /** The store URI of the server (or cluster) under test. */
@@ -45,22 +45,17 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
 
   @BeforeAll
   void connect() {
-    store = RedisStore.connect(RedisStoreConfig.fromUri(uri()));
-    peer = RedisStore.connect(RedisStoreConfig.fromUri(uri()));
-    rawRedis = RawRedis.connect(uri());
-    raw = rawRedis.commands();
+    clients = RedisClients.connect(uri());
+    store = clients.store;
+    peer = clients.peer;
+    rawRedis = clients.rawRedis;
+    raw = clients.raw;
   }
 
   @AfterAll
   void disconnect() {
-    for (AutoCloseable c : new AutoCloseable[] {store, peer, rawRedis}) {
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        // closing in a test teardown: nothing to do
-      }
+    if (clients != null) {
+      clients.close();
     }
   }
 
@@ -76,9 +71,8 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
 
   @Override
   protected TaskSpecs specs(String pool) {
-    flip = !flip;
     pools.add(pool);
-    return (flip ? store : peer).taskSpecs(pool);
+    return clients.next().taskSpecs(pool);
   }
 
   @Override
