@@ -5,6 +5,7 @@ import io.allot.core.assign.SeedLayout;
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.ping.Pinger;
+import io.allot.store.MemberMeta;
 import io.allot.store.Store;
 import io.allot.store.Stores;
 import io.allot.store.Subscription;
@@ -86,6 +87,15 @@ final class HandoffBench implements Callable<Integer> {
       description = "How long a phase may take to settle. Default ${DEFAULT-VALUE}.")
   int settleSeconds;
 
+  @Option(names = "--claim-batch", paramLabel = "N", defaultValue = "64",
+      description = "The workers' claimBatch (claims per store call). Default ${DEFAULT-VALUE}, the SDK's.")
+  int claimBatch;
+
+  @Option(names = "--max-moves", paramLabel = "N", defaultValue = "16",
+      description = "The workers' maxConcurrentMoves (stops not yet released, per member). Default ${DEFAULT-VALUE},"
+          + " the SDK's.")
+  int maxMoves;
+
   /** The shared store of a {@code memory:} run (null otherwise); set once in call(). */
   private Store shared;
 
@@ -105,13 +115,19 @@ final class HandoffBench implements Callable<Integer> {
     Recorder rec = new Recorder();
     try {
       double rtMillis = roundTripMillis(control, pool);
+      double[] batchMillis = claimBatchMillis(control, prefix + "baseline");
       control.seedKeys().replaceList(unitsKey, unitNames);
       closeables.add(control.notifications().subscribe(Topic.releases(pool), rec::released));
-      out.printf(Locale.ROOT, "handoff bench: one JVM, %d workers + 1 joining, %d units, store %s, strategy %s, default"
-          + " worker settings (lease 1.5 s, sync 500 ms, maxConcurrentMoves 16, claimBatch 64); listeners stop and"
-          + " confirm at once; %d cores%n", workers, units, control.describe(), strategy,
+      out.printf(Locale.ROOT, "handoff bench: one JVM, %d workers + 1 joining, %d units, store %s, strategy %s, worker"
+          + " settings lease 1.5 s, sync 500 ms (the defaults), maxConcurrentMoves %d, claimBatch %d; listeners stop"
+          + " and confirm at once; %d cores%n", workers, units, control.describe(), strategy, maxMoves, claimBatch,
           Runtime.getRuntime().availableProcessors());
-      out.printf(Locale.ROOT, "baseline: one store round trip (ownersOf of one unit) p50 %.3f ms%n", rtMillis);
+      out.printf(Locale.ROOT, "baseline: one store round trip (ownersOf of one unit) p50 %.3f ms; on the idle store,"
+          + " claimAll of %d new units p50 %.2f ms, releaseAll of them p50 %.2f ms%s%n", rtMillis, claimBatch,
+          batchMillis[0], batchMillis[1], batchMillis[2] < 1
+              ? String.format(Locale.ROOT, " (only %.0f %% granted: the store's lost-state guard; not a batch's cost)",
+                  batchMillis[2] * 100)
+              : "");
       out.flush();
 
       Store distStore = open(closeables);
@@ -237,6 +253,12 @@ final class HandoffBench implements Callable<Integer> {
     if (settleSeconds < 1) {
       throw bad("--settle-timeout must be at least 1 s, got " + settleSeconds);
     }
+    if (claimBatch < 1) {
+      throw bad("--claim-batch must be at least 1, got " + claimBatch);
+    }
+    if (maxMoves < 1) {
+      throw bad("--max-moves must be at least 1, got " + maxMoves);
+    }
     try {
       Assigners.byName(strategy);
     } catch (IllegalArgumentException e) {
@@ -263,6 +285,7 @@ final class HandoffBench implements Callable<Integer> {
     Store s = open(closeables);
     Member m = new Member(name);
     m.divider = Divider.builder(s).pool(pool).distribution(tableKey).host("127.0.0.1").port(0)
+        .claimBatch(claimBatch).maxConcurrentMoves(maxMoves)
         .listener(new UnitListener() {
           @Override
           public void onStart(UnitStart e) {
@@ -333,6 +356,37 @@ final class HandoffBench implements Callable<Integer> {
     }
     Arrays.sort(t);
     return t[t.length / 2] / 1e6;
+  }
+
+  /**
+   * p50 of 20 claimAll calls of {@code claimBatch} new units by one member of {@code pool} (a pool of its own), and
+   * of the releaseAll that gives each batch back: what a batch costs the idle store, against which the handoffs'
+   * gaps under load are read; and the share of the claims granted (below 1 while a lost-state guard lasts).
+   */
+  private double[] claimBatchMillis(Store s, String pool) {
+    long session = s.membership(pool).register("baseline", MemberMeta.DEFAULT, Duration.ofSeconds(30));
+    long[] claim = new long[20];
+    long[] release = new long[claim.length];
+    int granted = 0;
+    try {
+      for (int r = 0; r < claim.length; r++) {
+        int round = r;
+        List<String> batch = IntStream.range(0, claimBatch).mapToObj(i -> "b" + round + "-" + i).toList();
+        long t0 = System.nanoTime();
+        Map<String, Long> tokens = s.ownership(pool).claimAll(batch, "baseline", session); // refused ones absent
+        long t1 = System.nanoTime();
+        s.ownership(pool).releaseAll(tokens, "baseline");
+        granted += tokens.size();
+        claim[r] = t1 - t0;
+        release[r] = System.nanoTime() - t1;
+      }
+    } finally {
+      s.membership(pool).deregister("baseline", session);
+    }
+    Arrays.sort(claim);
+    Arrays.sort(release);
+    return new double[] {claim[claim.length / 2] / 1e6, release[release.length / 2] / 1e6,
+        granted / (double) (claim.length * claimBatch)};
   }
 
   private static void report(PrintWriter out, Recorder rec, String head, Phase p) {

@@ -23,11 +23,13 @@ class HandoffBenchTest {
 
   @Test
   void aSmallRollingRestartAndAJoinRunWithoutOverlaps() {
-    Run r = run("handoff", "--store", "memory:", "--workers", "2", "--units", "120", "--settle-timeout", "60");
+    Run r = run("handoff", "--store", "memory:", "--workers", "2", "--units", "120", "--settle-timeout", "60",
+        "--max-moves", "4", "--claim-batch", "16");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("restart 1: drain of m0", "restart 2: join of m3", "join of a member to 2",
         "handoff gap (old owner's stop -> new owner's start)", "join of a fifth member: full share after",
-        "0 overlaps, 0 problems");
+        "0 overlaps, 0 problems", "maxConcurrentMoves 4, claimBatch 16",
+        "claimAll of 16 new units p50 ");
   }
 
   @Test
@@ -38,5 +40,11 @@ class HandoffBenchTest {
     Run s = run("handoff", "--strategy", "nope");
     assertThat(s.code()).isEqualTo(2);
     assertThat(s.err()).startsWith("--strategy: ");
+    Run b = run("handoff", "--claim-batch", "0");
+    assertThat(b.code()).isEqualTo(2);
+    assertThat(b.err()).startsWith("--claim-batch must be at least 1, got 0");
+    Run m = run("handoff", "--max-moves", "0");
+    assertThat(m.code()).isEqualTo(2);
+    assertThat(m.err()).startsWith("--max-moves must be at least 1, got 0");
   }
 }
