@@ -55,7 +55,9 @@ class TaskRunnerTest extends WorkerTestBase {
     TaskRunner r = runner(recording(), 10, Duration.ofMinutes(1));
     String me = r.divider().memberId();
     table.publish(me, "obs-1");
-    await().until(() -> specs().get("obs-1").orElseThrow().run() != null);
+    // the start is recorded and the handler called on different threads: wait for both (checking the handler's
+    // record right after the start's failed once in CI: the handler had not run yet)
+    await().until(() -> specs().get("obs-1").orElseThrow().run() != null && !seen.isEmpty());
     long token = mem.ownership(P).owners().get("obs-1").token();
     assertThat(specs().get("obs-1").orElseThrow().run()).extracting(x -> x.member(), x -> x.token(), x -> x.revision())
         .containsExactly(me, token, 1L);
