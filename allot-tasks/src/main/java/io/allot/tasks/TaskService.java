@@ -186,13 +186,21 @@ public final class TaskService {
   /** The view of {@code spec} as the store has it now. */
   private TaskView view(String pool, TaskSpec spec) {
     UnitOwner owner = guard(() -> store.ownership(pool).ownersOf(List.of(spec.name()))).get(spec.name());
-    // the costs of the other live tasks matter only for a live task (Pending); a tombstone needs none
-    PoolState state = poolState(pool, spec.deleted() ? List.of() : guard(() -> store.taskSpecs(pool).list()));
+    Map<String, MemberRecord> members = guard(() -> store.membership(pool).members());
+    // the other live tasks' costs matter only for a live task and only against a member with a capacity limit
+    // (TaskStatuses' room rule: a member without one always has room); otherwise the pool's specs are not read, so
+    // a create or an update before any limited member registered costs O(1) reads, not the whole pool
+    boolean costsMatter = !spec.deleted()
+        && members.values().stream().anyMatch(m -> m.capacity() != Integer.MAX_VALUE);
+    PoolState state = poolState(members, costsMatter ? guard(() -> store.taskSpecs(pool).list()) : List.of());
     return TaskView.of(spec, TaskStatuses.derive(spec, owner, state));
   }
 
   private PoolState poolState(String pool, List<TaskSpec> specs) {
-    Map<String, MemberRecord> members = guard(() -> store.membership(pool).members());
+    return poolState(guard(() -> store.membership(pool).members()), specs);
+  }
+
+  private PoolState poolState(Map<String, MemberRecord> members, List<TaskSpec> specs) {
     Map<String, List<String>> table = PoolState.parseTable(guard(() -> store.tables().read(tableKey)));
     long now = guard(() -> store.clock().timeMillis());
     Map<String, Integer> costs = new LinkedHashMap<>();

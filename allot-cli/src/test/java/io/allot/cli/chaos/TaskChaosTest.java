@@ -96,10 +96,12 @@ class TaskChaosTest {
       String pool = fleet.group();
       String[] serverArgs = {"-poll-interval", "250ms", "-ping-timeout", "250ms", "-down-after", "2", "-api-token",
           TOKEN};
+      long setUp = System.currentTimeMillis();
       List<Server> servers = new ArrayList<>();
       servers.add(startServer(fleet, 1, serverArgs));
       servers.add(startServer(fleet, 2, serverArgs));
       int nextServer = 3;
+      long serversUp = System.currentTimeMillis();
 
       Map<String, Integer> cost = new TreeMap<>(); // every task ever created -> its cost (never changed here)
       Set<String> live = new TreeSet<>();
@@ -115,6 +117,7 @@ class TaskChaosTest {
           stable.add(name);
         }
       }
+      long created = System.currentTimeMillis();
       Fleet.Worker[] w = new Fleet.Worker[WORKERS];
       int[] incarnation = new int[WORKERS];
       int[] ports = new int[WORKERS];
@@ -124,6 +127,9 @@ class TaskChaosTest {
       }
       Awaitility.await("every task running once").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(250))
           .until(() -> fleet.everyUnitRunningOnce(live));
+      System.out.printf("task chaos on %s: set-up: two servers %d ms, %d creates %d ms, workers started and every task"
+          + " running %d ms later%n", storeKind, serversUp - setUp, TASKS, created - serversUp,
+          System.currentTimeMillis() - created);
 
       Map<Action, Integer> done = new EnumMap<>(Action.class);
       long[] restartAt = new long[WORKERS];
