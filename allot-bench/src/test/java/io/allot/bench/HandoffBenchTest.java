@@ -34,17 +34,19 @@ class HandoffBenchTest {
 
   @Test
   void badOptionsAreNamed() {
-    Run r = run("handoff", "--workers", "1");
-    assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).startsWith("--workers must be between 2 and 32, got 1");
-    Run s = run("handoff", "--strategy", "nope");
-    assertThat(s.code()).isEqualTo(2);
-    assertThat(s.err()).startsWith("--strategy: ");
-    Run b = run("handoff", "--claim-batch", "0");
-    assertThat(b.code()).isEqualTo(2);
-    assertThat(b.err()).startsWith("--claim-batch must be at least 1, got 0");
-    Run m = run("handoff", "--max-moves", "0");
-    assertThat(m.code()).isEqualTo(2);
-    assertThat(m.err()).startsWith("--max-moves must be at least 1, got 0");
+    refused("--workers must be between 2 and 32, got 1", "--workers", "1");
+    refused("--strategy: ", "--strategy", "nope");
+    refused("--claim-batch must be at least 1, got 0", "--claim-batch", "0");
+    refused("--max-moves must be at least 1, got 0", "--max-moves", "0");
+  }
+
+  /** {@code bench handoff args} exits with 2 and an error starting with {@code error}. */
+  private static void refused(String error, String... args) {
+    String[] all = new String[args.length + 1];
+    all[0] = "handoff";
+    System.arraycopy(args, 0, all, 1, args.length);
+    Run r = run(all);
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.err()).startsWith(error);
   }
 }
