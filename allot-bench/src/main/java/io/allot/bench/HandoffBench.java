@@ -355,7 +355,7 @@ final class HandoffBench implements Callable<Integer> {
       t[i] = System.nanoTime() - t0;
     }
     Arrays.sort(t);
-    return t[t.length / 2] / 1e6;
+    return pctMs(t, 50);
   }
 
   /**
@@ -385,8 +385,7 @@ final class HandoffBench implements Callable<Integer> {
     }
     Arrays.sort(claim);
     Arrays.sort(release);
-    return new double[] {claim[claim.length / 2] / 1e6, release[release.length / 2] / 1e6,
-        granted / (double) (claim.length * claimBatch)};
+    return new double[] {pctMs(claim, 50), pctMs(release, 50), granted / (double) (claim.length * claimBatch)};
   }
 
   private static void report(PrintWriter out, Recorder rec, String head, Phase p) {
