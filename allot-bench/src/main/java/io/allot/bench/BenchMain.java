@@ -2,12 +2,12 @@ package io.allot.bench;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /**
  * The benchmark jar's command line ({@code java -jar allot-bench.jar ...}, which {@code bin/allot bench ...} runs):
@@ -17,9 +17,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "allot bench",
     description = "Benchmarks: the assignment strategies (assign), the distributor at scale (distributor), failover "
-        + "with real processes (failover), planned handoffs (handoff), finite-task queues against db-scheduler (queue), "
+        + "with real processes (failover), planned handoffs (handoff), job queues against db-scheduler (jobs), "
         + "gRPC routing policies (route), and the JMH suites (jmh).",
-    subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, HandoffBench.class, QueueBench.class,
+    subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, HandoffBench.class, JobBench.class,
         io.allot.bench.route.RouteBench.class, JmhCommand.class})
 public final class BenchMain implements Callable<Integer> {
   @Spec CommandSpec spec;

@@ -1,11 +1,11 @@
 package io.allot.bench;
 
-import io.allot.store.queue.ClaimedTask;
-import io.allot.store.queue.NewTask;
-import io.allot.store.queue.Outcome;
-import io.allot.store.queue.QueueStats;
-import io.allot.store.queue.Task;
-import io.allot.store.queue.TaskQueue;
+import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.Job;
+import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.JobQueue;
+import io.allot.store.jobs.NewJob;
+import io.allot.store.jobs.QueueStats;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -14,11 +14,11 @@ import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A {@link TaskQueue} that counts and times the calls a worker makes (claim, finish, finishAll, extend) and passes every call
+ * A {@link JobQueue} that counts and times the calls a worker makes (claim, finish, finishAll, extend) and passes every call
  * on unchanged: where the queue bench's time goes. Thread-safe: the counters are {@link LongAdder}s.
  */
-final class CountingQueue implements TaskQueue {
-  private final TaskQueue delegate;
+final class CountingQueue implements JobQueue {
+  private final JobQueue delegate;
   private final LongAdder claimCalls = new LongAdder();
   private final LongAdder emptyClaims = new LongAdder();
   private final LongAdder claimed = new LongAdder();
@@ -26,15 +26,15 @@ final class CountingQueue implements TaskQueue {
   private final LongAdder finishCalls = new LongAdder();
   private final LongAdder finishNanos = new LongAdder();
   private final LongAdder extendCalls = new LongAdder();
-  private final LongAdder finishedTasks = new LongAdder();
+  private final LongAdder finishedJobs = new LongAdder();
 
-  CountingQueue(TaskQueue delegate) {
+  CountingQueue(JobQueue delegate) {
     this.delegate = delegate;
   }
 
   /** The counts of several queues added up. */
   record Totals(long claimCalls, long emptyClaims, long claimed, long claimNanos, long finishCalls, long finishNanos,
-      long extendCalls, long finishedTasks) {}
+      long extendCalls, long finishedJobs) {}
 
   static Totals sum(List<CountingQueue> queues) {
     long a = 0;
@@ -53,7 +53,7 @@ final class CountingQueue implements TaskQueue {
       e += q.finishCalls.sum();
       f += q.finishNanos.sum();
       g += q.extendCalls.sum();
-      h += q.finishedTasks.sum();
+      h += q.finishedJobs.sum();
     }
     return new Totals(a, b, c, d, e, f, g, h);
   }
@@ -64,14 +64,14 @@ final class CountingQueue implements TaskQueue {
   }
 
   @Override
-  public int enqueue(Collection<NewTask> tasks) {
-    return delegate.enqueue(tasks);
+  public int enqueue(Collection<NewJob> jobs) {
+    return delegate.enqueue(jobs);
   }
 
   @Override
-  public List<ClaimedTask> claim(String worker, int max, Duration lockTtl) {
+  public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
     long t0 = System.nanoTime();
-    List<ClaimedTask> got = delegate.claim(worker, max, lockTtl);
+    List<ClaimedJob> got = delegate.claim(worker, max, lockTtl);
     claimNanos.add(System.nanoTime() - t0);
     claimCalls.increment();
     claimed.add(got.size());
@@ -88,32 +88,32 @@ final class CountingQueue implements TaskQueue {
   }
 
   @Override
-  public Outcome finish(String key, long token) {
+  public JobOutcome finish(String key, long token) {
     long t0 = System.nanoTime();
-    Outcome o = delegate.finish(key, token);
+    JobOutcome o = delegate.finish(key, token);
     finishNanos.add(System.nanoTime() - t0);
     finishCalls.increment();
-    finishedTasks.increment();
+    finishedJobs.increment();
     return o;
   }
 
   @Override
-  public Map<String, Outcome> finishAll(Map<String, Long> tokens) {
+  public Map<String, JobOutcome> finishAll(Map<String, Long> tokens) {
     long t0 = System.nanoTime();
-    Map<String, Outcome> o = delegate.finishAll(tokens);
+    Map<String, JobOutcome> o = delegate.finishAll(tokens);
     finishNanos.add(System.nanoTime() - t0);
     finishCalls.increment();
-    finishedTasks.add(tokens.size());
+    finishedJobs.add(tokens.size());
     return o;
   }
 
   @Override
-  public Outcome fail(String key, long token, String error, Duration backoff) {
+  public JobOutcome fail(String key, long token, String error, Duration backoff) {
     return delegate.fail(key, token, error, backoff);
   }
 
   @Override
-  public Optional<Task> get(String key) {
+  public Optional<Job> get(String key) {
     return delegate.get(key);
   }
 
@@ -128,8 +128,8 @@ final class CountingQueue implements TaskQueue {
   }
 
   @Override
-  public void limitRate(double tasksPerSecond) {
-    delegate.limitRate(tasksPerSecond);
+  public void limitRate(double jobsPerSecond) {
+    delegate.limitRate(jobsPerSecond);
   }
 
   @Override

@@ -163,10 +163,10 @@ final class DistributorBench implements Callable<Integer> {
 
   private void run(PrintWriter out, PrintWriter progress) throws Exception {
     String p = "bench-" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    String group = p + "services";
+    String pool = p + "services";
     String unitsKey = p + "units";
     table = p + "table";
-    membership = st.membership(group);
+    membership = st.membership(pool);
     Duration ttl = Duration.ofMillis(memberTtlMillis);
     List<DemoMember> demo = new ArrayList<>();
     List<String> ids = new ArrayList<>();
@@ -196,7 +196,7 @@ final class DistributorBench implements Callable<Integer> {
       for (int i = 0; i < pingMembers; i++) {
         DemoMember m = new DemoMember(0, true, false).start();
         demo.add(m);
-        st.seedKeys().addToList(group, m.address());
+        st.seedKeys().addToList(pool, m.address());
       }
       List<Future<?>> regs = new ArrayList<>();
       for (int i = 0; i < members; i++) {
@@ -212,7 +212,7 @@ final class DistributorBench implements Callable<Integer> {
 
       // the distributor process
       long start = System.currentTimeMillis();
-      child = startDistributor(group, unitsKey, progress);
+      child = startDistributor(pool, unitsKey, progress);
       Note first = notes.poll(10, TimeUnit.MINUTES);
       if (first == null) {
         throw new IllegalStateException("the distributor published nothing in 10 minutes");
@@ -343,7 +343,7 @@ final class DistributorBench implements Callable<Integer> {
         for (Future<?> f : gone) {
           f.get();
         }
-        st.seedKeys().replaceList(group, List.of());
+        st.seedKeys().replaceList(pool, List.of());
         st.seedKeys().replaceList(unitsKey, List.of());
         st.seedKeys().replaceList(table, List.of()); // deletes the table hash
       } catch (Exception ignored) {
@@ -384,14 +384,14 @@ final class DistributorBench implements Callable<Integer> {
     }, ThreadLocalRandom.current().nextLong(every), every, TimeUnit.MILLISECONDS));
   }
 
-  private Process startDistributor(String group, String unitsKey, PrintWriter progress) throws Exception {
+  private Process startDistributor(String pool, String unitsKey, PrintWriter progress) throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> cmd = new ArrayList<>(List.of(java, "-Xmx" + heap));
     if (logRounds) {
-      cmd.add("-Dorg.slf4j.simpleLogger.log.io.allot.server.distributor.GroupDistributor=debug");
+      cmd.add("-Dorg.slf4j.simpleLogger.log.io.allot.server.distributor.PoolDistributor=debug");
       cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store, group,
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store, pool,
         unitsKey, table, strategy, Long.toString(pollMillis), "1000"));
     Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     CountDownLatch ready = new CountDownLatch(1);

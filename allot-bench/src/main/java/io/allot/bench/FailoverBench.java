@@ -84,7 +84,7 @@ final class FailoverBench implements Callable<Integer> {
     try (Store st = Stores.open(store);
         Fleet fleet = Fleet.builder(d).storeArgs("-store", store).prefix(prefix).jar(allotJar).build()) {
       if (tasks) {
-        io.allot.store.spec.TaskSpecs specs = st.taskSpecs(fleet.group());
+        io.allot.store.tasks.TaskSpecs specs = st.taskSpecs(fleet.pool());
         for (String u : unitNames) {
           specs.create(u, "{\"feed\":\"" + u + "\"}", 1);
         }
@@ -145,7 +145,7 @@ final class FailoverBench implements Callable<Integer> {
       out.flush();
       st.seedKeys().replaceList(fleet.unitsKey(), List.of());
       if (tasks) {
-        io.allot.store.spec.TaskSpecs specs = st.taskSpecs(fleet.group());
+        io.allot.store.tasks.TaskSpecs specs = st.taskSpecs(fleet.pool());
         for (String u : unitNames) {
           specs.delete(u).ifPresent(t -> specs.purge(u, t.revision()));
         }

@@ -2,7 +2,7 @@ package io.allot.cli;
 
 import io.allot.server.grpc.TasksGrpcService;
 import io.allot.server.http.ApiHandler;
-import io.allot.tasks.TaskService;
+import io.allot.tasks.service.TaskService;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;

@@ -1,7 +1,7 @@
 package io.allot.cli;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine;
 
 /** The {@code allot} command line. */
 @Command(
@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Decides who does what in a fleet of service instances.",
-    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, QueueCommand.class, TaskCommand.class,
+    subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, JobCommand.class, TaskCommand.class,
         RouteCommand.class, DevCommand.class,
         CommandLine.HelpCommand.class})
 public final class Main implements Runnable {

@@ -35,7 +35,7 @@ final class RouteCommand implements Callable<Integer> {
 
   // not required = true: picocli would then demand it before 'route weights' too
   @Option(names = {"-pool", "--pool"}, paramLabel = "POOL",
-      description = "The pool (required): its services list key (the distributor's group), as in allot://POOL.")
+      description = "The pool (required): its services list key (the original distributor calls it a group), as in allot://POOL.")
   String pool;
 
   @Option(names = {"-key", "--key"}, paramLabel = "KEY", description = "The unit key of the call.")
@@ -76,7 +76,7 @@ final class RouteCommand implements Callable<Integer> {
       "Sets the live canary weights of a pool: VERSION=WEIGHT pairs (integers 0..1000000) replace every earlier one; "
           + "--clear removes them (clients go back to the weights of their service config); with neither, prints "
           + "them.",
-      "Stored as the table allot-route:POOL (group weights); the allot:// resolver of every client watches it."})
+      "Stored as the table allot-route:POOL (published by the name weights); the allot:// resolver of every client watches it."})
   static final class Weights implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin StoreOptions store;

@@ -7,7 +7,7 @@ import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.http.OpsHttpServer;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
-import io.allot.tasks.TaskService;
+import io.allot.tasks.service.TaskService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.PrintWriter;
@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
     sortOptions = false,
     description = {
       "Runs the distributor: pings the members of each services list, assigns the work units to the live ones",
-      "and publishes the table in the distribution hash. Several can run: one leads each group, the others stand by.",
+      "and publishes the table in the distribution hash. Several can run: one leads each pool, the others stand by.",
       "Every flag can also be set by its environment variable (POLL_INTERVAL for -poll-interval, ...); flags win."
     })
 final class ServerCommand implements Callable<Integer> {
@@ -39,7 +39,7 @@ final class ServerCommand implements Callable<Integer> {
 
   @Option(names = {"-services-namespaces", "--services-namespaces"}, paramLabel = "KEYS",
       defaultValue = "sys-robots-list,sys-parsers-lists",
-      description = "Comma-separated services list keys; each is a group that divides all the units among its members. Env SERVICES_NAMESPACES (or SERVICES_NAMESPACE). Default ${DEFAULT-VALUE}.")
+      description = "Comma-separated services list keys; each is a pool that divides all the units among its members. Env SERVICES_NAMESPACES (or SERVICES_NAMESPACE). Default ${DEFAULT-VALUE}.")
   String servicesNamespaces;
 
   @Option(names = {"-workunits-namespace", "--workunits-namespace"}, paramLabel = "KEY", defaultValue = "sys-channels",
@@ -113,7 +113,7 @@ final class ServerCommand implements Callable<Integer> {
     apiOptions.check();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Store s = storeOptions.open("allot-distributor", err);
-    // the task API serves the groups of this server, reading the table it publishes
+    // the task API serves the pools of this server, reading the table it publishes
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces());
     CountDownLatch stop = new CountDownLatch(1);
     try (s;
@@ -152,8 +152,8 @@ final class ServerCommand implements Callable<Integer> {
     if (promPort < 0 || promPort > 65535) {
       throw new BadInputException("-prom-port: " + promPort + " is not a port");
     }
-    List<String> groups = Arrays.stream(servicesNamespaces.split(",")).map(String::trim).toList();
-    return new DistributorSettings(groups, workunitsNamespace.trim(), distributionNamespace.trim(), poll, timeout, downAfter,
+    List<String> pools = Arrays.stream(servicesNamespaces.split(",")).map(String::trim).toList();
+    return new DistributorSettings(pools, workunitsNamespace.trim(), distributionNamespace.trim(), poll, timeout, downAfter,
         removeDead, ttl, strategy, Pinger.Mode.parse(pingProtocol), GoDuration.parse(taskRetention, "-task-retention"));
   }
 

@@ -1,10 +1,10 @@
 package io.allot.cli;
 
 import io.allot.store.Store;
-import io.allot.tasks.TaskApiException;
-import io.allot.tasks.TaskJson;
-import io.allot.tasks.TaskService;
-import io.allot.tasks.TaskView;
+import io.allot.tasks.service.TaskJson;
+import io.allot.tasks.service.TaskService;
+import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskView;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
     description = {
       "Long-running tasks of a pool: create, update, delete, get, list. Talks to the store directly, with the checks",
       "and the derived statuses of the server's API (/api/v1): Created, Processing, OnDeleting, Deleted, Failed,",
-      "Pending. Prints tasks as JSON (list: a table, or JSON with --json). Finite tasks are `allot queue ...`.",
+      "Pending. Prints tasks as JSON (list: a table, or JSON with --json). Jobs (finite queued work) are `allot job ...`.",
       "Exit codes: 0 done, 1 no such task or a conflict (409), 2 bad input (named) or an unreachable store."
     },
     subcommands = {TaskCommand.Create.class, TaskCommand.Update.class, TaskCommand.Delete.class,
@@ -79,7 +79,7 @@ final class TaskCommand implements Runnable {
         PrintWriter err = spec.commandLine().getErr();
         try {
           apply(service, out, err);
-        } catch (TaskApiException e) {
+        } catch (TaskServiceException e) {
           err.println("allot: " + e.getMessage() + (e.status() == 400 || e.status() == 413 ? "; nothing changed" : ""));
           return e.status() == 400 || e.status() == 413 ? 2 : 1;
         } catch (UnsupportedOperationException e) {

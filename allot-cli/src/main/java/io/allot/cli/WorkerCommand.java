@@ -2,10 +2,10 @@ package io.allot.cli;
 
 import io.allot.server.config.GoDuration;
 import io.allot.store.Store;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpecs;
+import io.allot.tasks.TaskSpecCache;
 import io.allot.worker.Divider;
-import io.allot.worker.TaskSpecCache;
 import io.allot.worker.StopReason;
 import io.allot.worker.UnitListener;
 import io.allot.worker.UnitStart;
@@ -51,7 +51,7 @@ import picocli.CommandLine.Spec;
     name = "worker",
     sortOptions = false,
     description = {
-      "Runs a reference worker: registers HOST:PORT in a services list (a group), answers the distributor's pings,",
+      "Runs a reference worker: registers HOST:PORT in a services list (a pool), answers the distributor's pings,",
       "claims the units the distribution hash gives it and prints one line per event:",
       "  <epoch-millis> start <unit> <token> | <epoch-millis> stop <unit> | <epoch-millis> lease-lost",
       "Standard input takes commands: affinity N | alter DELTA | release UNIT | flush | quit."
@@ -59,9 +59,9 @@ import picocli.CommandLine.Spec;
 final class WorkerCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
-  @Option(names = {"-group", "--group"}, paramLabel = "KEY", required = true,
-      description = "The services list (group) this worker joins, one of the server's -services-namespaces.")
-  String group;
+  @Option(names = {"-pool", "--pool"}, paramLabel = "KEY", required = true,
+      description = "The services list (pool) this worker joins, one of the server's -services-namespaces.")
+  String pool;
 
   @Option(names = {"-port", "--port"}, paramLabel = "PORT", required = true,
       description = "gRPC port for the pings (0 picks a free one); the member id is HOST:PORT.")
@@ -142,14 +142,14 @@ final class WorkerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Logging.configure(logLevel);
-    if (group == null || group.isBlank()) {
-      throw new BadInputException("-group: empty");
+    if (pool == null || pool.isBlank()) {
+      throw new BadInputException("-pool: empty");
     }
     if (port < 0 || port > 65535) {
       throw new BadInputException("-port: " + port + " is not a port");
     }
     if ("auto".equalsIgnoreCase(capacityText.trim())) {
-      capacity = io.allot.worker.TaskCapacity.fromResources();
+      capacity = io.allot.tasks.TaskCapacity.fromResources();
     } else {
       try {
         capacity = Integer.parseInt(capacityText.trim());
@@ -184,7 +184,7 @@ final class WorkerCommand implements Callable<Integer> {
       return t;
     });
     Divider.Builder b = Divider.builder(store)
-        .pool(group.trim())
+        .pool(pool.trim())
         .distribution(distributionNamespace.trim())
         .port(port)
         .affinity(affinity)
@@ -208,7 +208,7 @@ final class WorkerCommand implements Callable<Integer> {
       b.zone(zone);
     }
     // long-running tasks: when the pool has task specs, capacity counts their costs and every start is recorded
-    TaskSpecCache tasks = new TaskSpecCache(store, group.trim(), Duration.ofSeconds(5));
+    TaskSpecCache tasks = new TaskSpecCache(store, pool.trim(), Duration.ofSeconds(5));
     b.unitCost(tasks::cost);
     Divider divider;
     try {
@@ -218,7 +218,7 @@ final class WorkerCommand implements Callable<Integer> {
       store.close();
       throw new BadInputException(e.getMessage());
     }
-    TaskSpecs specs = store.taskSpecs(group.trim());
+    TaskSpecs specs = store.taskSpecs(pool.trim());
     Map<String, Long> running = new HashMap<>(); // unit -> token of its run; guarded by log
     divider.addListener(new UnitListener() {
       @Override
@@ -308,8 +308,8 @@ final class WorkerCommand implements Callable<Integer> {
     }, "allot-worker-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     divider.start();
-    org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("worker {} joined group {} (store {})",
-        divider.memberId(), group, store.describe());
+    org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("worker {} joined pool {} (store {})",
+        divider.memberId(), pool, store.describe());
     Thread commands = new Thread(() -> readCommands(divider, log, running), "allot-worker-stdin");
     commands.setDaemon(true);
     commands.start();

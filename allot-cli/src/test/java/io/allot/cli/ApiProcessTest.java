@@ -2,9 +2,9 @@ package io.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.allot.server.grpc.proto.ListPoolsRequest;
-import io.allot.server.grpc.proto.Pool;
-import io.allot.server.grpc.proto.TasksGrpc;
+import io.allot.tasks.v1.ListPoolsRequest;
+import io.allot.tasks.v1.Pool;
+import io.allot.tasks.v1.TasksGrpc;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import java.io.BufferedReader;
@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class ApiProcessTest {
   private final HttpClient http = HttpClient.newHttpClient();
 
-  /** Starts the process and returns it once a line matches {@code ready}; the first group is completed with it. */
+  /** Starts the process and returns it once a line matches {@code ready}; the first pool is completed with it. */
   static Process start(ProcessBuilder pb, Pattern ready, CompletableFuture<Integer> port, StringBuffer log)
       throws Exception {
     Process proc = pb.redirectErrorStream(true).start();

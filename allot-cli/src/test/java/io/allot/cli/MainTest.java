@@ -28,7 +28,7 @@ class MainTest {
     assertThat(r.out()).contains("-store").contains("-redis-addrs");
     r = CliRun.of("help", "worker");
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("--group");
+    assertThat(r.out()).contains("--pool");
     assertThat(CliRun.of().code()).isZero();
   }
 }

@@ -43,12 +43,12 @@ class ReadmeExamplesTest {
   }
 
   @Test
-  void theQueueSnippetStandsInReadmeQueueExample() throws IOException {
+  void theJobSnippetStandsInReadmeJobExample() throws IOException {
     List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
-        .filter(b -> String.join("\n", b).contains("QueueWorker.builder")).findFirst().orElseThrow();
-    List<String> source = lines(ROOT.resolve("allot-queue/src/test/java/io/allot/queue/ReadmeQueueExample.java"));
+        .filter(b -> String.join("\n", b).contains("JobWorker.builder")).findFirst().orElseThrow();
+    List<String> source = lines(ROOT.resolve("allot-jobs/src/test/java/io/allot/jobs/ReadmeJobExample.java"));
     assertThat(Collections.indexOfSubList(source, block))
-        .as("README's queue snippet, line for line, in ReadmeQueueExample.java:%n%s", String.join("\n", block))
+        .as("README's job snippet, line for line, in ReadmeJobExample.java:%n%s", String.join("\n", block))
         .isNotNegative();
   }
 
@@ -56,7 +56,7 @@ class ReadmeExamplesTest {
   void theTaskSnippetStandsInReadmeTaskExample() throws IOException {
     List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
         .filter(b -> String.join("\n", b).contains("TaskRunner.builder")).findFirst().orElseThrow();
-    List<String> source = lines(ROOT.resolve("allot-worker/src/test/java/io/allot/worker/ReadmeTaskExample.java"));
+    List<String> source = lines(ROOT.resolve("allot-tasks/src/test/java/io/allot/tasks/ReadmeTaskExample.java"));
     assertThat(Collections.indexOfSubList(source, block))
         .as("README's task snippet, line for line, in ReadmeTaskExample.java:%n%s", String.join("\n", block))
         .isNotNegative();

@@ -42,7 +42,7 @@ class ServerAndWorkersProcessTest {
   @TempDir Path dir;
   // this test's keys, with ':' as Redis names often have
   final String prefix = "app:" + UUID.randomUUID().toString().substring(0, 8) + ":";
-  final String group = prefix + "robots:list";
+  final String pool = prefix + "robots:list";
   final String units = prefix + "channels";
   final String table = prefix + "matching:table";
 
@@ -69,23 +69,23 @@ class ServerAndWorkersProcessTest {
     try (Store store = Stores.open(REDIS)) {
       store.seedKeys().replaceList(units, List.of("u1", "u2", "u3", "u4", "u5", "u6"));
       start("server", "-store", REDIS, "-remove-dead", "-down-after", "1", "-ping-timeout", "200ms", "-prom-port", "0",
-          "-services-namespaces", group, "-workunits-namespace", units, "-distribution-namespace", table);
+          "-services-namespaces", pool, "-workunits-namespace", units, "-distribution-namespace", table);
       for (int i = 0; i < 2; i++) {
-        start("worker", "--group", group, "--port", "0", "--host", "127.0.0.1", "-store", REDIS,
+        start("worker", "--pool", pool, "--port", "0", "--host", "127.0.0.1", "-store", REDIS,
             "--distribution-namespace", table);
       }
-      Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> store.membership(group).members().size() == 2);
-      Set<String> workers = store.membership(group).members().keySet();
-      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> bothListedWithUnits(store, group, table, workers));
+      Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> store.membership(pool).members().size() == 2);
+      Set<String> workers = store.membership(pool).members().keySet();
+      Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> bothListedWithUnits(store, pool, table, workers));
       // and they stay: several rounds of the distributor later, nobody was removed
       Awaitility.await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(10))
-          .until(() -> bothListedWithUnits(store, group, table, workers));
+          .until(() -> bothListedWithUnits(store, pool, table, workers));
     }
   }
 
-  static boolean bothListedWithUnits(Store store, String group, String table, Set<String> workers) {
+  static boolean bothListedWithUnits(Store store, String pool, String table, Set<String> workers) {
     Map<String, String> t = store.tables().read(table);
-    return store.seedKeys().list(group).containsAll(workers)
+    return store.seedKeys().list(pool).containsAll(workers)
         && workers.stream().allMatch(w -> !SeedLayout.split(t.getOrDefault(w, "")).isEmpty());
   }
 
@@ -120,17 +120,17 @@ class ServerAndWorkersProcessTest {
     try (Store store = Stores.open(REDIS)) {
       store.seedKeys().replaceList(units, List.of("u1", "u2", "u3", "u4", "u5", "u6"));
       start("server", "-store", REDIS, "-prom-port", "0", "-poll-interval", "250ms", "-ping-timeout", "250ms",
-          "-services-namespaces", group, "-workunits-namespace", units, "-distribution-namespace", table);
-      Process a = start("worker", "--group", group, "--port", "0", "--host", "127.0.0.1", "-store", REDIS,
+          "-services-namespaces", pool, "-workunits-namespace", units, "-distribution-namespace", table);
+      Process a = start("worker", "--pool", pool, "--port", "0", "--host", "127.0.0.1", "-store", REDIS,
           "--distribution-namespace", table, "--events", eventsA.toString());
-      start("worker", "--group", group, "--port", "0", "--host", "127.0.0.1", "-store", REDIS,
+      start("worker", "--pool", pool, "--port", "0", "--host", "127.0.0.1", "-store", REDIS,
           "--distribution-namespace", table, "--events", eventsB.toString());
       Awaitility.await().atMost(Duration.ofSeconds(60))
           .until(() -> !running(eventsA).isEmpty() && !running(eventsB).isEmpty()
               && running(eventsA).size() + running(eventsB).size() == 6);
       String unit = running(eventsA).iterator().next();
       String memberA = memberOf(store, table, unit);
-      String memberB = store.membership(group).members().keySet().stream().filter(id -> !id.equals(memberA))
+      String memberB = store.membership(pool).members().keySet().stream().filter(id -> !id.equals(memberA))
           .findFirst().orElseThrow();
       OutputStream stdin = a.getOutputStream();
       stdin.write(("release " + unit + "\n").getBytes(StandardCharsets.UTF_8));

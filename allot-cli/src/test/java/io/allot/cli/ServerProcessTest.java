@@ -55,7 +55,7 @@ class ServerProcessTest {
   void aStoreThatCannotBeOpenedIsOneLineAndExit2() throws Exception {
     for (String[] args : new String[][] {
         {"server", "-store", "nosuch://x", "-prom-port", "0"},
-        {"worker", "--group", "g", "--port", "0", "-store", "nosuch://x"},
+        {"worker", "--pool", "g", "--port", "0", "-store", "nosuch://x"},
         {"server", "-store", "redis://:s3cret@127.0.0.1:1", "-prom-port", "0"}}) {
       Finished f = finish(allot(args));
       String what = String.join(" ", args);
@@ -120,9 +120,9 @@ class ServerProcessTest {
       findings = store.safety().findings();
     }
     assertThat(findings).as("the test Redis keeps no append-only file: a finding says so").isNotEmpty();
-    String group = "findings-" + UUID.randomUUID().toString().substring(0, 8);
-    Pattern joined = Pattern.compile("worker (\\S+) joined group");
-    List<String> out = outputUntil(joined, "worker", "--group", group, "--port", "0", "-store", redis);
+    String pool = "findings-" + UUID.randomUUID().toString().substring(0, 8);
+    Pattern joined = Pattern.compile("worker (\\S+) joined pool");
+    List<String> out = outputUntil(joined, "worker", "--pool", pool, "--port", "0", "-store", redis);
     for (String f : findings) {
       assertThat(out).as(String.join("\n", out)).containsOnlyOnce("allot: WARN store " + redis + ": " + f);
     }

@@ -46,7 +46,7 @@ class ShadedJarCheck {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
         for (String line; (line = r.readLine()) != null; ) {
           log.append(line).append('\n');
-          if (line.contains("group=g leader token=")) {
+          if (line.contains("pool=g leader token=")) {
             leader.complete(line);
           }
         }

@@ -10,9 +10,9 @@ import io.allot.store.Store;
 import io.allot.store.StoreClock;
 import io.allot.store.StoreProvider;
 import io.allot.store.Tables;
+import io.allot.store.jobs.JobQueue;
 import io.allot.store.memory.MemoryStore;
-import io.allot.store.queue.TaskQueue;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskSpecs;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -93,8 +93,8 @@ public final class SharedMemoryStores extends StoreProvider {
     }
 
     @Override
-    public TaskQueue taskQueue(String name) {
-      return d.taskQueue(name);
+    public JobQueue jobQueue(String name) {
+      return d.jobQueue(name);
     }
 
     @Override

@@ -12,7 +12,7 @@ import java.util.TreeMap;
 /**
  * Live canary weights of a pool (version to weight), set without a redeploy and without a store role of their own:
  * they are a tiny assignment table, published with the {@link Tables} role under table key {@code allot-route:<pool>}
- * by group {@value #GROUP} (fields: version to weight), under a lease from {@link io.allot.store.Leadership} named
+ * by the publisher {@value #PUBLISHER} (fields: version to weight), under a lease from {@link io.allot.store.Leadership} named
  * {@link Tables#leaseName(String, String) leaseName(key, "weights")}. Publishing announces the change on that table's
  * topic, which every {@code allot://<pool>} resolver watches and passes to the policies as
  * {@link AllotRouting#LIVE_WEIGHTS}; live weights, when set, override the weights of {@code allot_canary}'s service
@@ -21,8 +21,8 @@ import java.util.TreeMap;
 public final class LiveWeights {
   private LiveWeights() {}
 
-  /** The group that publishes the weights. */
-  public static final String GROUP = "weights";
+  /** The name under which the weights are published (in the place of a pool). */
+  public static final String PUBLISHER = "weights";
   /** The largest weight accepted. */
   public static final int MAX_WEIGHT = 1_000_000;
 
@@ -47,13 +47,13 @@ public final class LiveWeights {
       fields.put(v, Integer.toString(w));
     });
     String key = tableKey(pool);
-    String name = Tables.leaseName(key, GROUP);
+    String name = Tables.leaseName(key, PUBLISHER);
     String holder = "allot-route@" + ProcessHandle.current().pid();
     for (int attempt = 0; attempt < 40; attempt++) {
       Optional<Lease> lease = store.leadership().tryAcquire(name, holder, LEASE_TTL);
       if (lease.isPresent()) {
         try {
-          return store.tables().publish(lease.get(), key, GROUP, fields);
+          return store.tables().publish(lease.get(), key, PUBLISHER, fields);
         } finally {
           store.leadership().release(lease.get());
         }

@@ -62,7 +62,7 @@ public final class RouteTable {
 
   /**
    * Reads {@code tableKey} (epoch first, so the table is at least that new). A unit listed under two members (which a
-   * table being rewritten by two groups may show) goes to the member first in byte order, the same on every client.
+   * table being rewritten by two pools may show) goes to the member first in byte order, the same on every client.
    */
   public static RouteTable read(Tables tables, String tableKey) {
     long epoch = tables.epoch(tableKey);

@@ -27,15 +27,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OwnerRoutingTest {
 
   /** Publishes {@code owners} (unit to member) as the pool's table, as a distributor would. */
-  static long publish(io.allot.store.Store store, String tableKey, String group, Map<String, String> owners) {
+  static long publish(io.allot.store.Store store, String tableKey, String pool, Map<String, String> owners) {
     Map<String, List<String>> byMember = new HashMap<>();
     owners.forEach((u, m) -> byMember.computeIfAbsent(m, x -> new ArrayList<>()).add(u));
     Map<String, String> fields = new HashMap<>();
     byMember.forEach((m, us) -> fields.put(m, String.join(",", us)));
-    String name = Tables.leaseName(tableKey, group);
+    String name = Tables.leaseName(tableKey, pool);
     Lease lease = store.leadership().tryAcquire(name, "test", Duration.ofSeconds(10)).orElseThrow();
     try {
-      return store.tables().publish(lease, tableKey, group, fields);
+      return store.tables().publish(lease, tableKey, pool, fields);
     } finally {
       store.leadership().release(lease);
     }

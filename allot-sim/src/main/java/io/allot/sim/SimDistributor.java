@@ -22,7 +22,7 @@ import java.util.TreeMap;
 import java.util.function.Supplier;
 
 /**
- * A small distributor after {@code GroupDistributor}: every poll (and when a member changes) it renews or takes its
+ * A small distributor after {@code PoolDistributor}: every poll (and when a member changes) it renews or takes its
  * leadership lease, reads the member records, the holds and the store time in one call, judges each member by its
  * lease (down once the lease ended plus the clock margin, store time), computes the table with a real assigner from
  * {@code allot-core} over the live members and the units that are not held, gives each held unit to the least-loaded

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The original Go distributor's layout, kept as its own compatibility role: a services list per group where a
+ * The original Go distributor's layout, kept as its own compatibility role: a services list per pool where a
  * service {@code LPUSH}es its {@code host:port}, a work-units list, and the distribution hash. Redis list and hash
  * semantics: a missing key reads as empty, an empty list or hash does not exist, and using a list key as a hash (or
  * the reverse) fails with {@link IllegalStateException} (Redis {@code WRONGTYPE}). Writes through this role that

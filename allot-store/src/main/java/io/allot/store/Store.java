@@ -16,8 +16,8 @@ package io.allot.store;
  *   <tr><td>{@link Tables}</td><td>fenced publication of the assignment table, its epoch, reads by member</td><td>table key</td></tr>
  *   <tr><td>{@link Notifications}</td><td>change hints on {@link Topic}s (pub/sub; never a log)</td><td>store</td></tr>
  *   <tr><td>{@link SeedKeys}</td><td>the original distributor's Redis layout: services lists, units list, distribution hash</td><td>key</td></tr>
- *   <tr><td>{@link io.allot.store.queue.TaskQueue}</td><td>finite tasks: enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
- *   <tr><td>{@link io.allot.store.spec.TaskSpecs}</td><td>long-running task specs: name, arguments, cost, desired state, the run and its faults</td><td>pool</td></tr>
+ *   <tr><td>{@link io.allot.store.jobs.JobQueue}</td><td>jobs (finite queued work): enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
+ *   <tr><td>{@link io.allot.store.tasks.TaskSpecs}</td><td>long-running task specs: name, arguments, cost, desired state, the run and its faults</td><td>pool</td></tr>
  * </table>
  *
  * <p>Role views are cheap, thread-safe and stay valid until the store is closed; a pool-scoped view checks the pool
@@ -45,7 +45,7 @@ public interface Store extends AutoCloseable {
   Leadership leadership();
 
   /**
-   * The members of {@code pool} (a pool is named by its services list key, the distributor's group).
+   * The members of {@code pool} (a pool is named by its services list key, the distributor's pool).
    *
    * @throws IllegalArgumentException if the pool name is empty
    */
@@ -68,19 +68,19 @@ public interface Store extends AutoCloseable {
   SeedKeys seedKeys();
 
   /**
-   * The finite-task queue {@code name}.
+   * The job queue {@code name} (jobs: finite queued work).
    *
    * @throws IllegalArgumentException if the name is not a valid queue name ({@link
-   *     io.allot.store.queue.TaskLimits#checkQueue})
+   *     io.allot.store.jobs.JobLimits#checkQueue})
    */
-  io.allot.store.queue.TaskQueue taskQueue(String name);
+  io.allot.store.jobs.JobQueue jobQueue(String name);
 
   /**
    * The long-running task specs of {@code pool}.
    *
    * @throws IllegalArgumentException if the pool name is empty
    */
-  io.allot.store.spec.TaskSpecs taskSpecs(String pool);
+  io.allot.store.tasks.TaskSpecs taskSpecs(String pool);
 
   /** Closes connections and stops notification delivery; later calls fail with {@link IllegalStateException}. */
   @Override

@@ -5,27 +5,27 @@ import java.util.Optional;
 
 /**
  * Assignment tables: for each table key, {@code member -> "u1,u2,..."} (the original distribution hash's encoding)
- * and an epoch that grows with every publication. Several groups (distributors of different services lists) may
+ * and an epoch that grows with every publication. Several pools (distributors of different services lists) may
  * share one table; each owns the fields it wrote last.
  */
 public interface Tables {
 
   /**
    * Atomically, if {@code lease} is still the current lease for its name: sets every field of {@code fields},
-   * deletes the fields this group wrote last time that are not in {@code fields} (never a field another group wrote
+   * deletes the fields this pool wrote last time that are not in {@code fields} (never a field another pool wrote
    * since), increments the table's epoch and announces it on {@link Topic#table(String)} (message: the new epoch).
    *
-   * <p>A store may send and write only the difference to the group's previous publication by the same client under
+   * <p>A store may send and write only the difference to the pool's previous publication by the same client under
    * the same lease, when it can tell that the store still holds that publication (the Redis and PostgreSQL stores
-   * keep a per-group publication mark for that); the result is always that of the full publication. Callers that
+   * keep a per-pool publication mark for that); the result is always that of the full publication. Callers that
    * pass the unchanged values as the very same {@code String} objects as last time make the difference cheap.
    *
-   * @param lease the group's lease, acquired under {@link #leaseName(String, String) leaseName(tableKey, group)},
+   * @param lease the pool's lease, acquired under {@link #leaseName(String, String) leaseName(tableKey, pool)},
    *              otherwise {@link IllegalArgumentException}
    * @return the new epoch
    * @throws FencedException if the lease is not current (nothing changed)
    */
-  long publish(Lease lease, String tableKey, String group, Map<String, String> fields);
+  long publish(Lease lease, String tableKey, String pool, Map<String, String> fields);
 
   /** The epoch of {@code tableKey}: 0 if never published. */
   long epoch(String tableKey);
@@ -37,20 +37,20 @@ public interface Tables {
   Optional<String> read(String tableKey, String member);
 
   /**
-   * The lease name under which {@code group} publishes into {@code tableKey}: {@code tableKey + ":" + group}, where
-   * every '%' and ':' of the group is escaped as {@code %25} and {@code %3A}, so the name splits unambiguously at its
+   * The lease name under which {@code pool} publishes into {@code tableKey}: {@code tableKey + ":" + pool}, where
+   * every '%' and ':' of the pool is escaped as {@code %25} and {@code %3A}, so the name splits unambiguously at its
    * last ':' (a store may place the lease next to the table key, as Redis Cluster does). Any non-empty names are
    * accepted, as the original distributor accepts any Redis key.
    *
-   * @throws IllegalArgumentException if {@code tableKey} or {@code group} is empty
+   * @throws IllegalArgumentException if {@code tableKey} or {@code pool} is empty
    */
-  static String leaseName(String tableKey, String group) {
+  static String leaseName(String tableKey, String pool) {
     if (tableKey == null || tableKey.isEmpty()) {
       throw new IllegalArgumentException("table key must not be empty");
     }
-    if (group == null || group.isEmpty()) {
-      throw new IllegalArgumentException("group must not be empty");
+    if (pool == null || pool.isEmpty()) {
+      throw new IllegalArgumentException("pool must not be empty");
     }
-    return tableKey + ":" + group.replace("%", "%25").replace(":", "%3A");
+    return tableKey + ":" + pool.replace("%", "%25").replace(":", "%3A");
   }
 }

@@ -274,8 +274,8 @@ public abstract class StoreContractTest {
 
   // ---------------------------------------------------------------- fenced publication
 
-  private Lease tableLease(Store s, String hashKey, String group, String holder) {
-    return s.leadership().tryAcquire(Tables.leaseName(hashKey, group), holder, Duration.ofSeconds(30)).orElseThrow();
+  private Lease tableLease(Store s, String hashKey, String pool, String holder) {
+    return s.leadership().tryAcquire(Tables.leaseName(hashKey, pool), holder, Duration.ofSeconds(30)).orElseThrow();
   }
 
   @Test
@@ -387,7 +387,7 @@ public abstract class StoreContractTest {
   }
 
   /**
-   * A store may send only what changed since the group's previous publication, but the result is always that of a
+   * A store may send only what changed since the pool's previous publication, but the result is always that of a
    * full one: after the table was deleted under it, every field is written again.
    */
   @Test
@@ -403,7 +403,7 @@ public abstract class StoreContractTest {
     assertThat(peer().tables().read(h)).isEqualTo(Map.of("m1", "u1", "m2", "u2"));
   }
 
-  /** ... and after another group overwrote and then dropped one of its fields, that field is written again. */
+  /** ... and after another pool overwrote and then dropped one of its fields, that field is written again. */
   @Test
   void aPublicationAfterAnotherGroupTookAFieldWritesItAgain() {
     String h = key("table");
@@ -419,7 +419,7 @@ public abstract class StoreContractTest {
     assertThat(peer().tables().read(h)).isEqualTo(Map.of("a2", "u2,u1", "a3", "u3"));
   }
 
-  /** ... and a new leader of the group (another lease) publishes in full, whatever this client published before. */
+  /** ... and a new leader of the pool (another lease) publishes in full, whatever this client published before. */
   @Test
   void aPublicationUnderANewLeaseWritesEveryField() {
     String h = key("table");
@@ -1085,13 +1085,13 @@ public abstract class StoreContractTest {
     assertThat(store().seedKeys().removeFromList(list, "Ωμέγα-😀")).isTrue();
 
     String h = key("分配-table-ü");
-    String group = "grüppe-组";
-    Lease lease = store().leadership().tryAcquire(Tables.leaseName(h, group), "distributör-😀", Duration.ofSeconds(30))
+    String pool = "grüppe-组";
+    Lease lease = store().leadership().tryAcquire(Tables.leaseName(h, pool), "distributör-😀", Duration.ofSeconds(30))
         .orElseThrow();
-    assertThat(store().leadership().current(Tables.leaseName(h, group))).contains(lease);
+    assertThat(store().leadership().current(Tables.leaseName(h, pool))).contains(lease);
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     try (Subscription ignored = store().notifications().subscribe(Topic.table(h), got::add)) {
-      store().tables().publish(lease, h, group, Map.of("мир:1", "ключ-1,🔑-2", "é", ""));
+      store().tables().publish(lease, h, pool, Map.of("мир:1", "ключ-1,🔑-2", "é", ""));
       assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("1");
     }
     assertThat(peer().seedKeys().hash(h)).isEqualTo(Map.of("мир:1", "ключ-1,🔑-2", "é", ""));

@@ -17,12 +17,12 @@ import io.allot.store.Tables;
 import io.allot.store.Topic;
 import io.allot.store.UnitHold;
 import io.allot.store.UnitOwner;
-import io.allot.store.queue.ClaimedTask;
-import io.allot.store.queue.NewTask;
-import io.allot.store.queue.Outcome;
-import io.allot.store.queue.QueueStats;
-import io.allot.store.queue.Task;
-import io.allot.store.queue.TaskQueue;
+import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.Job;
+import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.JobQueue;
+import io.allot.store.jobs.NewJob;
+import io.allot.store.jobs.QueueStats;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -176,15 +176,15 @@ public final class FaultyStore implements Store {
     return seedKeys;
   }
 
-  /** The queue, with faults applied to every call ({@code taskQueue.<method>}). */
+  /** The queue, with faults applied to every call ({@code jobQueue.<method>}). */
   @Override
-  public TaskQueue taskQueue(String name) {
-    return new FaultyTaskQueue(delegate.taskQueue(name));
+  public JobQueue jobQueue(String name) {
+    return new FaultyJobQueue(delegate.jobQueue(name));
   }
 
   /** The specs, with faults applied to every call ({@code taskSpecs.<method>}). */
   @Override
-  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+  public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     return new FaultyTaskSpecs(delegate.taskSpecs(pool));
   }
 
@@ -363,9 +363,9 @@ public final class FaultyStore implements Store {
     }
 
     @Override
-    public long publish(Lease lease, String tableKey, String group, Map<String, String> fields) {
+    public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
       before("tables.publish");
-      return d.publish(lease, tableKey, group, fields);
+      return d.publish(lease, tableKey, pool, fields);
     }
 
     @Override
@@ -450,10 +450,10 @@ public final class FaultyStore implements Store {
     }
   }
 
-  private final class FaultyTaskQueue implements TaskQueue {
-    private final TaskQueue d;
+  private final class FaultyJobQueue implements JobQueue {
+    private final JobQueue d;
 
-    FaultyTaskQueue(TaskQueue d) {
+    FaultyJobQueue(JobQueue d) {
       this.d = d;
     }
 
@@ -463,82 +463,82 @@ public final class FaultyStore implements Store {
     }
 
     @Override
-    public int enqueue(Collection<NewTask> tasks) {
-      before("taskQueue.enqueue");
-      return d.enqueue(tasks);
+    public int enqueue(Collection<NewJob> jobs) {
+      before("jobQueue.enqueue");
+      return d.enqueue(jobs);
     }
 
     @Override
-    public List<ClaimedTask> claim(String worker, int max, Duration lockTtl) {
-      before("taskQueue.claim");
+    public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
+      before("jobQueue.claim");
       return d.claim(worker, max, lockTtl);
     }
 
     @Override
     public boolean extend(String key, long token, Duration lockTtl) {
-      before("taskQueue.extend");
+      before("jobQueue.extend");
       return d.extend(key, token, lockTtl);
     }
 
     @Override
-    public Outcome finish(String key, long token) {
-      before("taskQueue.finish");
+    public JobOutcome finish(String key, long token) {
+      before("jobQueue.finish");
       return d.finish(key, token);
     }
 
     @Override
-    public Map<String, Outcome> finishAll(Map<String, Long> tokens) {
-      before("taskQueue.finishAll");
+    public Map<String, JobOutcome> finishAll(Map<String, Long> tokens) {
+      before("jobQueue.finishAll");
       return d.finishAll(tokens);
     }
 
     @Override
-    public Outcome fail(String key, long token, String error, Duration backoff) {
-      before("taskQueue.fail");
+    public JobOutcome fail(String key, long token, String error, Duration backoff) {
+      before("jobQueue.fail");
       return d.fail(key, token, error, backoff);
     }
 
     @Override
-    public Optional<Task> get(String key) {
-      before("taskQueue.get");
+    public Optional<Job> get(String key) {
+      before("jobQueue.get");
       return d.get(key);
     }
 
     @Override
     public int retry(Collection<String> keys) {
-      before("taskQueue.retry");
+      before("jobQueue.retry");
       return d.retry(keys);
     }
 
     @Override
     public int ignore(Collection<String> keys) {
-      before("taskQueue.ignore");
+      before("jobQueue.ignore");
       return d.ignore(keys);
     }
 
     @Override
     public void limitRate(double tasksPerSecond) {
-      before("taskQueue.limitRate");
+      before("jobQueue.limitRate");
       d.limitRate(tasksPerSecond);
     }
 
     @Override
     public QueueStats stats(int failures) {
-      before("taskQueue.stats");
+      before("jobQueue.stats");
       return d.stats(failures);
     }
 
     @Override
     public int purge(Duration age, int max) {
-      before("taskQueue.purge");
+      before("jobQueue.purge");
       return d.purge(age, max);
     }
   }
 
-  private final class FaultyTaskSpecs implements io.allot.store.spec.TaskSpecs {
-    private final io.allot.store.spec.TaskSpecs d;
+  private final class FaultyTaskSpecs implements io.allot.store.tasks.TaskSpecs {
+    private final io.allot.store.tasks.TaskSpecs d;
 
-    FaultyTaskSpecs(io.allot.store.spec.TaskSpecs d) {
+    FaultyTaskSpecs(io.allot.store.tasks.TaskSpecs d) {
       this.d = d;
     }
 
@@ -548,31 +548,31 @@ public final class FaultyStore implements Store {
     }
 
     @Override
-    public io.allot.store.spec.Created create(String name, String args, int cost) {
+    public io.allot.store.tasks.TaskCreated create(String name, String args, int cost) {
       before("taskSpecs.create");
       return d.create(name, args, cost);
     }
 
     @Override
-    public java.util.Optional<io.allot.store.spec.TaskSpec> update(String name, String args, int cost) {
+    public java.util.Optional<io.allot.store.tasks.TaskSpec> update(String name, String args, int cost) {
       before("taskSpecs.update");
       return d.update(name, args, cost);
     }
 
     @Override
-    public java.util.Optional<io.allot.store.spec.TaskSpec> delete(String name) {
+    public java.util.Optional<io.allot.store.tasks.TaskSpec> delete(String name) {
       before("taskSpecs.delete");
       return d.delete(name);
     }
 
     @Override
-    public java.util.Optional<io.allot.store.spec.TaskSpec> get(String name) {
+    public java.util.Optional<io.allot.store.tasks.TaskSpec> get(String name) {
       before("taskSpecs.get");
       return d.get(name);
     }
 
     @Override
-    public List<io.allot.store.spec.TaskSpec> list() {
+    public List<io.allot.store.tasks.TaskSpec> list() {
       before("taskSpecs.list");
       return d.list();
     }
@@ -584,13 +584,13 @@ public final class FaultyStore implements Store {
     }
 
     @Override
-    public boolean started(String name, io.allot.store.spec.TaskRun run) {
+    public boolean started(String name, io.allot.store.tasks.TaskRun run) {
       before("taskSpecs.started");
       return d.started(name, run);
     }
 
     @Override
-    public boolean fault(String name, long token, io.allot.store.spec.TaskFault fault) {
+    public boolean fault(String name, long token, io.allot.store.tasks.TaskFault fault) {
       before("taskSpecs.fault");
       return d.fault(name, token, fault);
     }

@@ -571,13 +571,13 @@ public final class Divider implements AutoCloseable {
     private Duration shutdownGrace = Duration.ofSeconds(5);
     private final List<UnitListener> listeners = new ArrayList<>();
 
-    /** The store (for companions that build on the divider, such as {@link TaskRunner}). */
-    Store store() {
+    /** The store this builder was made with (for companions that build on the divider, such as allot-tasks' {@code TaskRunner}). */
+    public Store store() {
       return store;
     }
 
     /** The pool set so far (null if none). */
-    String poolName() {
+    public String poolName() {
       return pool;
     }
 
@@ -585,7 +585,7 @@ public final class Divider implements AutoCloseable {
       this.store = Objects.requireNonNull(store, "store");
     }
 
-    /** The pool: its services list key (the distributor's group). Required; any non-empty name. */
+    /** The pool: its services list key (the distributor's pool). Required; any non-empty name. */
     public Builder pool(String pool) {
       this.pool = pool;
       return this;

@@ -11,7 +11,7 @@ import java.util.Optional;
  * setting and names the wrong one first in its {@link IllegalArgumentException} (the message starts with the
  * setting's name).
  *
- * @param pool             the services list key (the distributor's group)
+ * @param pool             the services list key (the distributor's pool)
  * @param distribution     the distribution hash (table) key
  * @param host             the host part of the member id (what the distributor dials)
  * @param bindAddress      where the divider's own ping server binds; null = derived from {@code host}

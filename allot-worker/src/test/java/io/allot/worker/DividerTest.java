@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.MemberRecord;
 import io.allot.store.UnitOwner;
+import io.allot.testkit.FakeDistributor;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;

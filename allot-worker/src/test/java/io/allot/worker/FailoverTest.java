@@ -27,7 +27,7 @@ class FailoverTest extends WorkerTestBase {
     table.publish(a.memberId(), "u1,u2,u3,u4", b.memberId(), "");
     await().until(() -> a.assigned().size() == 4);
 
-    // a distributor that reacts to lease expiry plus the clock margin (store time), as GroupDistributor does: the
+    // a distributor that reacts to lease expiry plus the clock margin (store time), as PoolDistributor does: the
     // store refuses the claims of the dead member's units until then
     AtomicBoolean moved = new AtomicBoolean();
     long margin = mem.safety().clockMargin().toMillis();

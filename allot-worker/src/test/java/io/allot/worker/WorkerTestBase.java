@@ -4,6 +4,7 @@ import com.google.protobuf.Empty;
 import io.allot.ping.LegacyPing;
 import io.allot.store.Store;
 import io.allot.store.memory.MemoryStore;
+import io.allot.testkit.FakeDistributor;
 import io.allot.testkit.overlap.OwnershipLog;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;

@@ -181,7 +181,7 @@ class PartitionTest {
         Store store = Stores.open(server.hostUri())) {
       FleetChecks.keepingLogsOnFailure(fleet, name, () -> {
         store.seedKeys().replaceList(fleet.unitsKey(), units);
-        String leaseName = Tables.leaseName(fleet.tableKey(), fleet.group());
+        String leaseName = Tables.leaseName(fleet.tableKey(), fleet.pool());
         Process leader = fleet.startDistributor(server.inside(ns), DISTRIBUTOR_FLAGS);
         List<Fleet.Worker> workers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {

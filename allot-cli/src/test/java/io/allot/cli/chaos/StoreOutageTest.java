@@ -203,8 +203,8 @@ class StoreOutageTest {
       return null;
     }
     String v = server.postgres().psql("SELECT floor(extract(epoch FROM guard_not_before) * 1000)::bigint"
-        + " FROM allot.pools WHERE pool = '" + fleet.group() + "'");
-    assertThat(v).as("the guard record of pool %s", fleet.group()).matches("\\d+");
+        + " FROM allot.pools WHERE pool = '" + fleet.pool() + "'");
+    assertThat(v).as("the guard record of pool %s", fleet.pool()).matches("\\d+");
     return Long.parseLong(v);
   }
 }

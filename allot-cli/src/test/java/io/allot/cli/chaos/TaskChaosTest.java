@@ -93,7 +93,7 @@ class TaskChaosTest {
     System.out.printf("task chaos on %s: %d s, %d tasks, seed %d (replay with -Dallot.taskchaos.seed=%d), files in"
         + " %s%n", storeKind, SECONDS, TASKS, seed, seed, dir);
     try (Fleet fleet = Fleet.builder(dir).storeArgs("-store", uri).prefix(prefix).build()) {
-      String pool = fleet.group();
+      String pool = fleet.pool();
       String[] serverArgs = {"-poll-interval", "250ms", "-ping-timeout", "250ms", "-down-after", "2", "-api-token",
           TOKEN};
       long setUp = System.currentTimeMillis();

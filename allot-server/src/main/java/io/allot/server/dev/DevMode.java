@@ -2,7 +2,7 @@ package io.allot.server.dev;
 
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
-import io.allot.server.distributor.GroupDistributor;
+import io.allot.server.distributor.PoolDistributor;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
 import io.allot.store.memory.MemoryStore;
@@ -56,8 +56,8 @@ public final class DevMode implements AutoCloseable {
     server = new DistributorServer(store, s, registry, this::print);
   }
 
-  private synchronized void print(String group, GroupDistributor.Published p) {
-    out.printf("%n%s  epoch %d  table of %s (%s):%n", LocalTime.now().format(TIME), p.epoch(), group,
+  private synchronized void print(String pool, PoolDistributor.Published p) {
+    out.printf("%n%s  epoch %d  table of %s (%s):%n", LocalTime.now().format(TIME), p.epoch(), pool,
         p.down().isEmpty() ? "all members up" : p.down().size() + " down");
     Map<String, List<String>> byMember = p.table().byMember();
     for (String m : store.seedKeys().list(GROUP).stream().sorted().toList()) {

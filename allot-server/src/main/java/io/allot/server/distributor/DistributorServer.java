@@ -22,11 +22,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one {@link GroupDistributor} per services namespace, each on its own thread: a poll round ({@link
- * GroupDistributor#cycle()}, pings included) every poll-interval, and a change round ({@link
- * GroupDistributor#react()}, no pings of known members) at once whenever the store announces a change (a member
- * registered, changed its metadata or left; a services or units list changed) and at the group's next lease or hold
- * end ({@link GroupDistributor#millisToNextChange()}: a dead worker's units move the moment they can be claimed).
+ * Runs one {@link PoolDistributor} per services namespace, each on its own thread: a poll round ({@link
+ * PoolDistributor#cycle()}, pings included) every poll-interval, and a change round ({@link
+ * PoolDistributor#react()}, no pings of known members) at once whenever the store announces a change (a member
+ * registered, changed its metadata or left; a services or units list changed) and at the pool's next lease or hold
+ * end ({@link PoolDistributor#millisToNextChange()}: a dead worker's units move the moment they can be claimed).
  * Announcements arriving while a round runs are coalesced into one round after it. Closing it stops the loops and releases leadership, so a standby takes over at once
  * instead of after the lease TTL.
  */
@@ -36,34 +36,34 @@ public final class DistributorServer implements AutoCloseable {
   private final Store store;
   private final DistributorSettings settings;
   private final Pinger pinger;
-  private final List<GroupDistributor> groups = new ArrayList<>();
+  private final List<PoolDistributor> pools = new ArrayList<>();
   // filled by start() and read by close(): call them one after the other
   private final List<ScheduledExecutorService> loops = new ArrayList<>();
   private final List<Subscription> subscriptions = new ArrayList<>();
-  /** The pending early round of each group (at its next lease or hold end); written by its loop thread. */
+  /** The pending early round of each pool (at its next lease or hold end); written by its loop thread. */
   private final ConcurrentHashMap<String, ScheduledFuture<?>> wakeups = new ConcurrentHashMap<>();
   private final String holder;
   private volatile boolean closed;
 
   public DistributorServer(
-      Store store, DistributorSettings settings, MeterRegistry registry, BiConsumer<String, GroupDistributor.Published> onPublish) {
+      Store store, DistributorSettings settings, MeterRegistry registry, BiConsumer<String, PoolDistributor.Published> onPublish) {
     this.store = store;
     this.settings = settings;
     this.pinger = new Pinger(settings.pingMode(), settings.pingTimeout());
     this.holder = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
     Assigner assigner = Assigners.byName(settings.strategy());
     for (String g : settings.servicesNamespaces()) {
-      groups.add(new GroupDistributor(store, pinger, assigner, settings, g, holder, registry, onPublish));
+      pools.add(new PoolDistributor(store, pinger, assigner, settings, g, holder, registry, onPublish));
     }
   }
 
   /** Starts the loops; returns this. */
   public DistributorServer start() {
-    for (GroupDistributor g : groups) {
+    for (PoolDistributor g : pools) {
       ScheduledExecutorService loop =
           Executors.newSingleThreadScheduledExecutor(
               r -> {
-                Thread t = new Thread(r, "allot-distributor-" + g.group());
+                Thread t = new Thread(r, "allot-distributor-" + g.pool());
                 t.setDaemon(true);
                 return t;
               });
@@ -81,14 +81,14 @@ public final class DistributorServer implements AutoCloseable {
       try {
         // a services or units list changed (the Redis store also maps these to keyspace notifications, when the
         // server has them on), or a registered member joined, changed or left
-        subscriptions.add(store.notifications().subscribe(Topic.key(g.group()), m -> trigger.run()));
+        subscriptions.add(store.notifications().subscribe(Topic.key(g.pool()), m -> trigger.run()));
         subscriptions.add(store.notifications().subscribe(Topic.key(settings.workunitsNamespace()), m -> {
           g.unitsChanged();
           trigger.run();
         }));
-        subscriptions.add(store.notifications().subscribe(Topic.members(g.group()), m -> trigger.run()));
+        subscriptions.add(store.notifications().subscribe(Topic.members(g.pool()), m -> trigger.run()));
         // a long-running task spec of the pool was created, changed or deleted: its live specs are its units
-        subscriptions.add(store.notifications().subscribe(Topic.taskSpecs(g.group()), m -> {
+        subscriptions.add(store.notifications().subscribe(Topic.taskSpecs(g.pool()), m -> {
           g.unitsChanged();
           trigger.run();
         }));
@@ -97,13 +97,13 @@ public final class DistributorServer implements AutoCloseable {
       }
     }
     log.info(
-        "distributor started holder={} groups={} strategy={} poll={}ms ping-timeout={}ms down-after={} leader-ttl={}ms",
+        "distributor started holder={} pools={} strategy={} poll={}ms ping-timeout={}ms down-after={} leader-ttl={}ms",
         holder, settings.servicesNamespaces(), settings.strategy(), settings.pollInterval().toMillis(),
         settings.pingTimeout().toMillis(), settings.downAfter(), settings.leaderTtl().toMillis());
     return this;
   }
 
-  private void runCycle(GroupDistributor g, ScheduledExecutorService loop, AtomicBoolean flag, boolean poll) {
+  private void runCycle(PoolDistributor g, ScheduledExecutorService loop, AtomicBoolean flag, boolean poll) {
     flag.set(false);
     if (closed) {
       return;
@@ -116,15 +116,15 @@ public final class DistributorServer implements AutoCloseable {
     long wait = g.millisToNextChange(); // a lease ends (its units become claimable) or a hold runs out
     if (wait < settings.pollInterval().toMillis()) {
       ScheduledFuture<?> f = loop.schedule(() -> runCycle(g, loop, flag, false), wait + 1, TimeUnit.MILLISECONDS);
-      ScheduledFuture<?> old = wakeups.put(g.group(), f);
+      ScheduledFuture<?> old = wakeups.put(g.pool(), f);
       if (old != null) {
         old.cancel(false);
       }
     }
   }
 
-  public List<GroupDistributor> groups() {
-    return groups;
+  public List<PoolDistributor> pools() {
+    return pools;
   }
 
   public String holder() {
@@ -143,7 +143,7 @@ public final class DistributorServer implements AutoCloseable {
     });
     for (int i = 0; i < loops.size(); i++) {
       ScheduledExecutorService loop = loops.get(i);
-      GroupDistributor g = groups.get(i);
+      PoolDistributor g = pools.get(i);
       loop.shutdown();
       try {
         loop.awaitTermination(settings.pingTimeout().toMillis() + 2000, TimeUnit.MILLISECONDS);

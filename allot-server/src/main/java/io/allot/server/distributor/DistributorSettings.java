@@ -7,14 +7,14 @@ import java.util.List;
 /**
  * What a distributor needs to know. Immutable.
  *
- * @param servicesNamespaces one services list key per group
+ * @param servicesNamespaces one services list key per pool
  * @param workunitsNamespace the work-units list key
  * @param distributionNamespace the distribution hash key
  * @param pollInterval time between cycles
  * @param pingTimeout deadline of one ping
  * @param downAfter consecutive failed pings before a member is marked down
  * @param removeDead remove a down member from its list and the hash (the original's behaviour)
- * @param leaderTtl lease time of a group's leadership
+ * @param leaderTtl lease time of a pool's leadership
  * @param strategy assignment strategy name
  * @param pingMode ping protocol
  * @param taskRetention how long a deleted long-running task's spec is kept as a tombstone once no member runs it

@@ -12,21 +12,21 @@ import org.slf4j.LoggerFactory;
  * How the distributor judges a member without a member record (an original-style service that only answers pings):
  * down after {@code downAfter} consecutive failed pings, up again at its first answer. Within those failures a member
  * keeps its units if it is in the table in force; one that has not answered yet is not live. Not thread-safe: the
- * group's loop owns it.
+ * pool's loop owns it.
  */
 final class PingJudge {
   private static final Logger log = LoggerFactory.getLogger(PingJudge.class);
 
-  private final String group;
+  private final String pool;
   private final int downAfter;
-  // all three confined to the group's loop thread
+  // all three confined to the pool's loop thread
   private final Map<String, Integer> failures = new HashMap<>();
   /** Members pinged at least once (answered or not). */
   private final Set<String> pinged = new HashSet<>();
   private final Set<String> down = new HashSet<>();
 
-  PingJudge(String group, int downAfter) {
-    this.group = group;
+  PingJudge(String pool, int downAfter) {
+    this.pool = pool;
     this.downAfter = downAfter;
   }
 
@@ -36,15 +36,15 @@ final class PingJudge {
     if (r.ok()) {
       failures.remove(r.address());
       if (down.remove(r.address())) {
-        log.info("group={} member={} up", group, r.address());
+        log.info("pool={} member={} up", pool, r.address());
       }
       return false;
     }
     int n = failures.merge(r.address(), 1, Integer::sum);
     if (n >= downAfter && down.add(r.address())) {
-      log.warn("group={} member={} down after {} failed pings: {}", group, r.address(), n, r.error());
+      log.warn("pool={} member={} down after {} failed pings: {}", pool, r.address(), n, r.error());
     } else if (n < downAfter) {
-      log.debug("group={} member={} ping failed ({}/{}): {}", group, r.address(), n, downAfter, r.error());
+      log.debug("pool={} member={} ping failed ({}/{}): {}", pool, r.address(), n, downAfter, r.error());
     }
     return true;
   }

@@ -1,24 +1,24 @@
 package io.allot.server.grpc;
 
-import io.allot.server.grpc.proto.CreateTaskRequest;
-import io.allot.server.grpc.proto.CreateTaskResponse;
-import io.allot.server.grpc.proto.ListMembersRequest;
-import io.allot.server.grpc.proto.ListMembersResponse;
-import io.allot.server.grpc.proto.ListPoolsRequest;
-import io.allot.server.grpc.proto.ListPoolsResponse;
-import io.allot.server.grpc.proto.ListTasksRequest;
-import io.allot.server.grpc.proto.ListTasksResponse;
-import io.allot.server.grpc.proto.Member;
-import io.allot.server.grpc.proto.Pool;
-import io.allot.server.grpc.proto.Task;
-import io.allot.server.grpc.proto.TaskRef;
-import io.allot.server.grpc.proto.TasksGrpc;
-import io.allot.server.grpc.proto.UpdateTaskRequest;
-import io.allot.tasks.MemberView;
-import io.allot.tasks.PoolInfo;
-import io.allot.tasks.TaskApiException;
-import io.allot.tasks.TaskService;
-import io.allot.tasks.TaskView;
+import io.allot.tasks.service.MemberView;
+import io.allot.tasks.service.PoolInfo;
+import io.allot.tasks.service.TaskService;
+import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskView;
+import io.allot.tasks.v1.CreateTaskRequest;
+import io.allot.tasks.v1.CreateTaskResponse;
+import io.allot.tasks.v1.ListMembersRequest;
+import io.allot.tasks.v1.ListMembersResponse;
+import io.allot.tasks.v1.ListPoolsRequest;
+import io.allot.tasks.v1.ListPoolsResponse;
+import io.allot.tasks.v1.ListTasksRequest;
+import io.allot.tasks.v1.ListTasksResponse;
+import io.allot.tasks.v1.Member;
+import io.allot.tasks.v1.Pool;
+import io.allot.tasks.v1.Task;
+import io.allot.tasks.v1.TaskRef;
+import io.allot.tasks.v1.TasksGrpc;
+import io.allot.tasks.v1.UpdateTaskRequest;
 import io.grpc.BindableService;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
@@ -175,7 +175,7 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
     T result;
     try {
       result = call.get();
-    } catch (TaskApiException e) {
+    } catch (TaskServiceException e) {
       out.onError(status(e.status()).withDescription(e.getMessage()).asRuntimeException());
       return;
     } catch (UnsupportedOperationException e) {
@@ -190,7 +190,7 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
     out.onCompleted();
   }
 
-  /** The gRPC status of an HTTP status of {@link TaskApiException}. */
+  /** The gRPC status of an HTTP status of {@link TaskServiceException}. */
   static Status status(int http) {
     return switch (http) {
       case 400, 413 -> Status.INVALID_ARGUMENT;

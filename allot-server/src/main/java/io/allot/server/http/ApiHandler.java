@@ -5,11 +5,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import io.allot.store.spec.SpecLimits;
-import io.allot.tasks.TaskApiException;
-import io.allot.tasks.TaskJson;
-import io.allot.tasks.TaskService;
-import io.allot.tasks.TaskView;
+import io.allot.store.tasks.TaskLimits;
+import io.allot.tasks.service.TaskJson;
+import io.allot.tasks.service.TaskService;
+import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskView;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * Writes (POST, PUT, DELETE) need {@code Authorization: Bearer <token>} when the handler has a token (401
  * otherwise); reads are open. Errors are {@code {"error": "<field>: <what is wrong>"}}: 400 bad input or malformed
  * JSON, 401, 404 unknown pool, task or path, 405 wrong method (with {@code Allow}), 409, 413 (args over
- * {@value SpecLimits#MAX_ARGS_BYTES} bytes, or a body over {@value #MAX_BODY_BYTES} bytes), 503 store
+ * {@value TaskLimits#MAX_ARGS_BYTES} bytes, or a body over {@value #MAX_BODY_BYTES} bytes), 503 store
  * unreachable. A refused request changes nothing.
  */
 public final class ApiHandler implements HttpHandler {
@@ -102,7 +102,7 @@ public final class ApiHandler implements HttpHandler {
       Reply r;
       try {
         r = route(ex);
-      } catch (TaskApiException e) {
+      } catch (TaskServiceException e) {
         r = Reply.error(e.status(), e.getMessage());
       } catch (MethodNotAllowed e) {
         r = Reply.error(405, e.getMessage()).header("Allow", e.allowed);
@@ -151,7 +151,7 @@ public final class ApiHandler implements HttpHandler {
         ObjectNode body = body(ex, Set.of("name", "args", "cost"));
         JsonNode name = body.get("name");
         if (name == null || !name.isTextual()) {
-          throw new TaskApiException(400, "name: must be a string but was " + TaskJson.kind(name));
+          throw new TaskServiceException(400, "name: must be a string but was " + TaskJson.kind(name));
         }
         TaskService.Written w = service.create(pool, name.asText(), args(body, true), cost(body, 1));
         String location = PREFIX + "/pools/" + encode(pool) + "/tasks/" + encode(w.task().name());
@@ -168,7 +168,7 @@ public final class ApiHandler implements HttpHandler {
             ObjectNode body = body(ex, Set.of("name", "args", "cost"));
             JsonNode bodyName = body.get("name");
             if (bodyName != null && !(bodyName.isTextual() && bodyName.asText().equals(name))) {
-              throw new TaskApiException(400, "name: the body names " + bodyName + " but the path names '" + name
+              throw new TaskServiceException(400, "name: the body names " + bodyName + " but the path names '" + name
                   + "'; leave it out or make them agree");
             }
             Integer cost = body.has("cost") ? cost(body, 0) : null;
@@ -211,11 +211,11 @@ public final class ApiHandler implements HttpHandler {
     String h = ex.getRequestHeaders().getFirst("Authorization");
     String prefix = "Bearer ";
     if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
-      throw new TaskApiException(401, "authorization: writes need the header 'Authorization: Bearer <token>'");
+      throw new TaskServiceException(401, "authorization: writes need the header 'Authorization: Bearer <token>'");
     }
     byte[] given = h.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8);
     if (!MessageDigest.isEqual(given, token)) {
-      throw new TaskApiException(401, "authorization: wrong bearer token");
+      throw new TaskServiceException(401, "authorization: wrong bearer token");
     }
   }
 
@@ -225,15 +225,15 @@ public final class ApiHandler implements HttpHandler {
     try {
       node = TaskJson.MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
-      throw new TaskApiException(400, "body: malformed JSON: " + e.getOriginalMessage());
+      throw new TaskServiceException(400, "body: malformed JSON: " + e.getOriginalMessage());
     }
     if (node == null || !node.isObject()) {
-      throw new TaskApiException(400, "body: must be a JSON object but was " + TaskJson.kind(node));
+      throw new TaskServiceException(400, "body: must be a JSON object but was " + TaskJson.kind(node));
     }
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!fields.contains(f)) {
-        throw new TaskApiException(400, "body: unknown field '" + f + "'; the fields are " + String.join(", ",
+        throw new TaskServiceException(400, "body: unknown field '" + f + "'; the fields are " + String.join(", ",
             fields.stream().sorted().toList()));
       }
     }
@@ -260,9 +260,9 @@ public final class ApiHandler implements HttpHandler {
     return out.toByteArray();
   }
 
-  private static TaskApiException tooLarge() {
-    return new TaskApiException(413, "args: the request body is over " + MAX_BODY_BYTES
-        + " bytes; args may have at most " + SpecLimits.MAX_ARGS_BYTES + " bytes");
+  private static TaskServiceException tooLarge() {
+    return new TaskServiceException(413, "args: the request body is over " + MAX_BODY_BYTES
+        + " bytes; args may have at most " + TaskLimits.MAX_ARGS_BYTES + " bytes");
   }
 
   /** The args of a body as JSON text: {@code {}} when absent and {@code optional}. */
@@ -272,7 +272,7 @@ public final class ApiHandler implements HttpHandler {
       if (optional) {
         return "{}";
       }
-      throw new TaskApiException(400, "args: missing; give the new arguments as a JSON object");
+      throw new TaskServiceException(400, "args: missing; give the new arguments as a JSON object");
     }
     return TaskJson.canonicalArgs(a);
   }
@@ -283,7 +283,7 @@ public final class ApiHandler implements HttpHandler {
       return dflt;
     }
     if (!c.isIntegralNumber() || !c.canConvertToInt()) {
-      throw new TaskApiException(400, "cost: must be an integer from 1 to " + SpecLimits.MAX_COST + " but was "
+      throw new TaskServiceException(400, "cost: must be an integer from 1 to " + TaskLimits.MAX_COST + " but was "
           + c);
     }
     return c.intValue();

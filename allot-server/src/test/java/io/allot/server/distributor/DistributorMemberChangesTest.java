@@ -34,11 +34,11 @@ class DistributorMemberChangesTest {
     PostgresSchema schema = kind.equals("redis") ? null : PostgresSchema.create("allot_test");
     String uri = kind.equals("redis") ? TestServers.redisUri() : schema.uri();
     String p = "test-" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    String group = p + "services";
+    String pool = p + "services";
     String units = p + "units";
     String table = p + "table";
     try (Store store = Stores.open(uri)) {
-      Membership members = store.membership(group);
+      Membership members = store.membership(pool);
       String a = "10.0.0.1:7001";
       String b = "10.0.0.2:7002";
       long sa = members.register(a, MemberMeta.DEFAULT, Duration.ofMinutes(2));
@@ -47,7 +47,7 @@ class DistributorMemberChangesTest {
         names.add("unit-" + i);
       }
       store.seedKeys().replaceList(units, names);
-      DistributorSettings settings = new DistributorSettings(List.of(group), units, table, POLL, Duration.ofMillis(500),
+      DistributorSettings settings = new DistributorSettings(List.of(pool), units, table, POLL, Duration.ofMillis(500),
           3, false, Duration.ofMinutes(2), "balanced", Pinger.Mode.AUTO);
       String before;
       try (DistributorServer server = new DistributorServer(store, settings, new SimpleMeterRegistry(), null).start()) {

@@ -8,7 +8,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * A distributor in its own process, for kill -9 and SIGSTOP tests. Args: storeUri group units
+ * A distributor in its own process, for kill -9 and SIGSTOP tests. Args: storeUri pool units
  * table strategy pollMs timeoutMs ttlMs. Prints "LEADER" / "PUBLISHED epoch" lines.
  */
 public final class DistributorProcessMain {

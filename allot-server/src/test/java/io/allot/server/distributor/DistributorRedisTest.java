@@ -3,8 +3,8 @@ package io.allot.server.distributor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.allot.core.assign.SeedRingAssigner;
 import io.allot.core.assign.SeedLayout;
+import io.allot.core.assign.SeedRingAssigner;
 import io.allot.core.model.Member;
 import io.allot.server.dev.DemoMember;
 import io.allot.server.ping.Pinger;
@@ -15,8 +15,8 @@ import io.allot.store.Stores;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
 import io.allot.testkit.RedisServer;
-import io.allot.testkit.Signals;
 import io.allot.testkit.Signals.Signal;
+import io.allot.testkit.Signals;
 import io.allot.testkit.TestServers;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.BufferedReader;
@@ -52,7 +52,7 @@ class DistributorRedisTest {
   static String redisUri;
   static Store redis;
   String p; // key prefix of this test
-  String group;
+  String pool;
   String unitsKey;
   String tableKey;
   final List<AutoCloseable> closeLater = new ArrayList<>();
@@ -76,7 +76,7 @@ class DistributorRedisTest {
   @BeforeEach
   void keys() {
     p = "test-" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    group = p + "services";
+    pool = p + "services";
     unitsKey = p + "units";
     tableKey = p + "table";
   }
@@ -89,7 +89,7 @@ class DistributorRedisTest {
   }
 
   DistributorSettings settings(String strategy) {
-    return new DistributorSettings(List.of(group), unitsKey, tableKey, POLL, TIMEOUT, K, false, TTL, strategy, Pinger.Mode.AUTO);
+    return new DistributorSettings(List.of(pool), unitsKey, tableKey, POLL, TIMEOUT, K, false, TTL, strategy, Pinger.Mode.AUTO);
   }
 
   DistributorServer server(Store store, String strategy, List<Long> epochs) {
@@ -106,11 +106,11 @@ class DistributorRedisTest {
   DemoMember member(boolean health, boolean legacy, Store store) {
     DemoMember m = new DemoMember(0, health, legacy).start();
     closeLater.add(m);
-    store.seedKeys().addToList(group, m.address());
+    store.seedKeys().addToList(pool, m.address());
     return m;
   }
 
-  /** Two health-pinged members in the group and {@code n} units in the units list; returns the units. */
+  /** Two health-pinged members in the pool and {@code n} units in the units list; returns the units. */
   List<String> twoMembersAndUnits(Store store, int n) {
     member(true, false, store);
     member(true, false, store);
@@ -209,7 +209,7 @@ class DistributorRedisTest {
       List<String> units = units(5);
       store.seedKeys().replaceList(unitsKey, units);
       DistributorSettings slow =
-          new DistributorSettings(List.of(group), unitsKey, tableKey, Duration.ofSeconds(30), Duration.ofSeconds(2), K, false, Duration.ofSeconds(90),
+          new DistributorSettings(List.of(pool), unitsKey, tableKey, Duration.ofSeconds(30), Duration.ofSeconds(2), K, false, Duration.ofSeconds(90),
               "rendezvous", Pinger.Mode.AUTO);
       DistributorServer s = new DistributorServer(store, slow, new SimpleMeterRegistry(), null);
       closeLater.add(s);
@@ -224,7 +224,7 @@ class DistributorRedisTest {
   @Test
   void badDataIsSkippedNotFatal() {
     member(true, false, redis);
-    redis.seedKeys().addToList(group, "not-an-address");
+    redis.seedKeys().addToList(pool, "not-an-address");
     redis.seedKeys().replaceList(unitsKey, List.of("good-1", "bad,unit", "good-2", "good-1"));
     server(redis, "rendezvous", null);
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), List.of("good-1", "good-2")));
@@ -240,14 +240,14 @@ class DistributorRedisTest {
     DistributorServer sb = server(redis, "rendezvous", b);
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), units));
     Awaitility.await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
-        .until(() -> sa.groups().get(0).isLeader() ^ sb.groups().get(0).isLeader());
-    DistributorServer leader = sa.groups().get(0).isLeader() ? sa : sb;
+        .until(() -> sa.pools().get(0).isLeader() ^ sb.pools().get(0).isLeader());
+    DistributorServer leader = sa.pools().get(0).isLeader() ? sa : sb;
     DistributorServer standby = leader == sa ? sb : sa;
     List<Long> standbyEpochs = leader == sa ? b : a;
     assertThat(standbyEpochs).isEmpty();
     leader.close(); // graceful: releases the lease
     long t0 = System.nanoTime();
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> standby.groups().get(0).isLeader());
+    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> standby.pools().get(0).isLeader());
     System.out.printf("graceful handover took %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     unitsChangeAndTheTableFollows(redis, 14);
     assertThat(standbyEpochs).isNotEmpty();
@@ -255,13 +255,13 @@ class DistributorRedisTest {
 
   @Test
   void aStaleLeaseCannotPublish() {
-    String lease = Tables.leaseName(tableKey, group);
+    String lease = Tables.leaseName(tableKey, pool);
     Lease old = redis.leadership().tryAcquire(lease, "old", Duration.ofMillis(300)).orElseThrow();
     Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.leadership().tryAcquire(lease, "new", Duration.ofSeconds(5)).isPresent());
     Lease current = redis.leadership().current(lease).orElseThrow();
     assertThat(current.token()).isGreaterThan(old.token());
-    redis.tables().publish(current, tableKey, group, Map.of("m:1", "a,b"));
-    assertThatThrownBy(() -> redis.tables().publish(old, tableKey, group, Map.of("m:1", "evil"))).isInstanceOf(FencedException.class);
+    redis.tables().publish(current, tableKey, pool, Map.of("m:1", "a,b"));
+    assertThatThrownBy(() -> redis.tables().publish(old, tableKey, pool, Map.of("m:1", "evil"))).isInstanceOf(FencedException.class);
     assertThat(redis.tables().read(tableKey)).containsEntry("m:1", "a,b");
   }
 
@@ -274,16 +274,16 @@ class DistributorRedisTest {
       DistributorServer s = server(store, "rendezvous", null);
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), units));
       Map<String, List<String>> before = table(store, tableKey);
-      List<String> members = store.seedKeys().list(group);
+      List<String> members = store.seedKeys().list(pool);
       r.kill();
       // the leader cannot renew against a dead store, so it steps down
-      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !s.groups().get(0).isLeader());
+      Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !s.pools().get(0).isLeader());
       r.restart(); // same port, empty: it kept nothing
       // the client reconnects in the background; re-seed the lists once it is connected again
       Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> {
         store.seedKeys().replaceList(unitsKey, units);
         for (String m : members) {
-          store.seedKeys().addToList(group, m);
+          store.seedKeys().addToList(pool, m);
         }
         return true;
       });
@@ -296,7 +296,7 @@ class DistributorRedisTest {
     Process a = leaderProcessOfTwoMembersAndTenUnits();
     List<Long> epochs = new CopyOnWriteArrayList<>();
     DistributorServer b = server(redis, "rendezvous", epochs);
-    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !b.groups().get(0).isLeader());
+    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !b.pools().get(0).isLeader());
     Signals.send(a, Signal.KILL); // kill -9: no chance to release the lease
     assertThat(a.waitFor(5, TimeUnit.SECONDS)).isTrue();
     awaitTakeOver(b, "killed");
@@ -307,7 +307,7 @@ class DistributorRedisTest {
   @Test
   void aPausedLeaderIsReplacedAndCannotOverwriteWhenResumed() throws Exception {
     Process a = leaderProcessOfTwoMembersAndTenUnits();
-    Lease aLease = redis.leadership().current(Tables.leaseName(tableKey, group)).orElseThrow();
+    Lease aLease = redis.leadership().current(Tables.leaseName(tableKey, pool)).orElseThrow();
     Signals.send(a, Signal.STOP);
     DistributorServer b = server(redis, "rendezvous", null);
     awaitTakeOver(b, "paused");
@@ -315,9 +315,9 @@ class DistributorRedisTest {
     Map<String, String> bTable = redis.tables().read(tableKey);
     // resume the old leader: its renew fails and its writes are fenced; the table stays B's
     Signals.send(a, Signal.CONT);
-    assertThatThrownBy(() -> redis.tables().publish(aLease, tableKey, group, Map.of())).isInstanceOf(FencedException.class);
+    assertThatThrownBy(() -> redis.tables().publish(aLease, tableKey, pool, Map.of())).isInstanceOf(FencedException.class);
     Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> redis.tables().read(tableKey).equals(bTable));
-    assertThat(b.groups().get(0).isLeader()).isTrue();
+    assertThat(b.pools().get(0).isLeader()).isTrue();
   }
 
   /** Replaces the units list with {@code n} units and waits until the published table holds exactly them. */
@@ -327,10 +327,10 @@ class DistributorRedisTest {
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(store, tableKey), more));
   }
 
-  /** Waits until standby {@code b} leads the group, and prints how long that took. */
+  /** Waits until standby {@code b} leads the pool, and prints how long that took. */
   static void awaitTakeOver(DistributorServer b, String leaderWas) {
     long t0 = System.nanoTime();
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> b.groups().get(0).isLeader());
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> b.pools().get(0).isLeader());
     System.out.printf("standby took over from a %s leader after %d ms (lease ttl %d ms)%n", leaderWas,
         (System.nanoTime() - t0) / 1_000_000, TTL.toMillis());
   }
@@ -346,7 +346,7 @@ class DistributorRedisTest {
   private Process startProcess() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     ProcessBuilder pb =
-        new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DistributorProcessMain.class.getName(), redisUri, group,
+        new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"), DistributorProcessMain.class.getName(), redisUri, pool,
             unitsKey, tableKey, "rendezvous", String.valueOf(POLL.toMillis()), String.valueOf(TIMEOUT.toMillis()), String.valueOf(TTL.toMillis()))
             .redirectErrorStream(true);
     Process proc = pb.start();

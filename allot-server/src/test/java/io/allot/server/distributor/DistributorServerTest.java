@@ -26,20 +26,20 @@ class DistributorServerTest {
   @Test
   void theTableMovesTheMomentTheUnitsOfADeadMemberCanBeClaimed() {
     try (MemoryStore store = new MemoryStore()) {
-      String group = "services";
+      String pool = "services";
       String a = "127.0.0.1:7001";
       String b = "127.0.0.1:7002";
-      long sa = store.membership(group).register(a, MemberMeta.DEFAULT, Duration.ofMillis(1000)); // never renewed
-      long sb = store.membership(group).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
+      long sa = store.membership(pool).register(a, MemberMeta.DEFAULT, Duration.ofMillis(1000)); // never renewed
+      long sb = store.membership(pool).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
       List<String> units = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         units.add("unit-" + i);
       }
       store.seedKeys().replaceList("units", units);
-      Ownership own = store.ownership(group);
+      Ownership own = store.ownership(pool);
       List<String> refused = new CopyOnWriteArrayList<>();
       AtomicLong movedAt = new AtomicLong();
-      DistributorSettings settings = new DistributorSettings(List.of(group), "units", "table", Duration.ofSeconds(30),
+      DistributorSettings settings = new DistributorSettings(List.of(pool), "units", "table", Duration.ofSeconds(30),
           Duration.ofMillis(200), 3, false, Duration.ofMinutes(2), "rendezvous", Pinger.Mode.AUTO);
       try (DistributorServer server = new DistributorServer(store, settings, new SimpleMeterRegistry(), (g, p) -> {
         if (!p.down().contains(a)) {
@@ -54,7 +54,7 @@ class DistributorServerTest {
         }
         movedAt.compareAndSet(0, now);
       })) {
-        long downAt = store.membership(group).members().get(a).leaseUntilMillis() + store.safety().clockMargin().toMillis();
+        long downAt = store.membership(pool).members().get(a).leaseUntilMillis() + store.safety().clockMargin().toMillis();
         server.start();
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> movedAt.get() != 0);
         System.out.printf("the table moved %d ms after the dead member's lease end + clock margin (poll: 30 s)%n",
@@ -74,27 +74,27 @@ class DistributorServerTest {
   @Test
   void registrationAffinityChangeAndDeregistrationArePublishedWithoutWaitingForThePoll() {
     try (MemoryStore store = new MemoryStore()) {
-      String group = "services";
+      String pool = "services";
       String a = "127.0.0.1:7001";
       String b = "127.0.0.1:7002";
-      store.membership(group).register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
+      store.membership(pool).register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
       List<String> units = new ArrayList<>();
       for (int i = 0; i < 8; i++) {
         units.add("unit-" + i);
       }
       store.seedKeys().replaceList("units", units);
-      DistributorSettings settings = new DistributorSettings(List.of(group), "units", "table", Duration.ofSeconds(30),
+      DistributorSettings settings = new DistributorSettings(List.of(pool), "units", "table", Duration.ofSeconds(30),
           Duration.ofMillis(200), 3, false, Duration.ofMinutes(2), "rendezvous", Pinger.Mode.AUTO);
       try (DistributorServer server = new DistributorServer(store, settings, new SimpleMeterRegistry(), null)) {
         server.start();
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "8".equals(count(store, a)));
-        long sb = store.membership(group).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
+        long sb = store.membership(pool).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, b)));
-        store.membership(group).update(b, sb, MemberMeta.DEFAULT.withAffinity(0));
+        store.membership(pool).update(b, sb, MemberMeta.DEFAULT.withAffinity(0));
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "0".equals(count(store, b)) && "8".equals(count(store, a)));
-        store.membership(group).update(b, sb, MemberMeta.DEFAULT);
+        store.membership(pool).update(b, sb, MemberMeta.DEFAULT);
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, b)));
-        store.membership(group).deregister(b, sb);
+        store.membership(pool).deregister(b, sb);
         Awaitility.await().atMost(Duration.ofSeconds(10))
             .until(() -> !store.tables().read("table").containsKey(b) && "8".equals(count(store, a)));
       }

@@ -7,7 +7,7 @@ import io.allot.core.assign.SeedLayout;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
 import io.allot.store.memory.MemoryStore;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskSpecs;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,8 +29,8 @@ class TaskSpecPoolTest {
   final AtomicLong nanos = new AtomicLong(TimeUnit.SECONDS.toNanos(1000));
   final MemoryStore store = new MemoryStore(nanos::get);
   final Pinger pinger = new Pinger(Pinger.Mode.AUTO, Duration.ofMillis(200));
-  final String group = "observers";
-  final TaskSpecs specs = store.taskSpecs(group);
+  final String pool = "observers";
+  final TaskSpecs specs = store.taskSpecs(pool);
 
   @AfterEach
   void close() {
@@ -38,10 +38,10 @@ class TaskSpecPoolTest {
     store.close();
   }
 
-  GroupDistributor distributor(Duration retention) {
-    DistributorSettings s = new DistributorSettings(List.of(group), "units", "table", Duration.ofSeconds(1),
+  PoolDistributor distributor(Duration retention) {
+    DistributorSettings s = new DistributorSettings(List.of(pool), "units", "table", Duration.ofSeconds(1),
         Duration.ofMillis(200), 3, false, Duration.ofHours(1), "balanced", Pinger.Mode.AUTO, retention);
-    return new GroupDistributor(store, pinger, Assigners.byName("balanced"), s, group, "test",
+    return new PoolDistributor(store, pinger, Assigners.byName("balanced"), s, pool, "test",
         new SimpleMeterRegistry(), (g, p) -> {});
   }
 
@@ -58,15 +58,15 @@ class TaskSpecPoolTest {
   @Test
   void liveSpecsAreTheUnitsAndCapacityCountsTheirCosts() {
     store.seedKeys().replaceList("units", List.of("a-unit-of-the-list"));
-    store.membership(group).register("m1:1", MemberMeta.of(1, 6), TTL);
-    store.membership(group).register("m2:1", MemberMeta.of(1, 6), TTL);
+    store.membership(pool).register("m1:1", MemberMeta.of(1, 6), TTL);
+    store.membership(pool).register("m2:1", MemberMeta.of(1, 6), TTL);
     Map<String, Integer> costs = new HashMap<>();
     for (int i = 0; i < 8; i++) {
       int cost = i % 3 == 0 ? 3 : 1;
       specs.create("obs-" + i, "{}", cost);
       costs.put("obs-" + i, cost);
     } // total cost 3+1+1+3+1+1+3+1 = 14 > 12: something must wait
-    GroupDistributor d = distributor(Duration.ofHours(1));
+    PoolDistributor d = distributor(Duration.ofHours(1));
     d.cycle();
     List<String> placed = new ArrayList<>();
     table().values().forEach(placed::addAll);
@@ -88,12 +88,12 @@ class TaskSpecPoolTest {
 
   @Test
   void deletingTheLastTaskEmptiesTheTableAndTheTombstoneGoesAfterTheRetention() {
-    long session = store.membership(group).register("m1:1", MemberMeta.DEFAULT, Duration.ofMinutes(5));
+    long session = store.membership(pool).register("m1:1", MemberMeta.DEFAULT, Duration.ofMinutes(5));
     specs.create("only", "{}", 1);
-    GroupDistributor d = distributor(Duration.ofSeconds(30));
+    PoolDistributor d = distributor(Duration.ofSeconds(30));
     d.cycle();
     assertThat(table()).containsEntry("m1:1", List.of("only"));
-    long token = store.ownership(group).claim("only", "m1:1", session).orElseThrow();
+    long token = store.ownership(pool).claim("only", "m1:1", session).orElseThrow();
 
     specs.delete("only");
     d.unitsChanged();
@@ -102,18 +102,18 @@ class TaskSpecPoolTest {
     nanos.addAndGet(TimeUnit.SECONDS.toNanos(31));
     d.cycle();
     assertThat(specs.get("only")).as("still running on m1: kept").isPresent();
-    store.ownership(group).release("only", "m1:1", token);
+    store.ownership(pool).release("only", "m1:1", token);
     d.cycle();
     assertThat(specs.get("only")).as("stopped everywhere and older than the retention: purged").isEmpty();
   }
 
   @Test
   void aTombstoneWhoseOwnersLeaseEndedLessThanTheClockMarginAgoIsKept() {
-    long session = store.membership(group).register("m1:1", MemberMeta.DEFAULT, Duration.ofSeconds(31));
+    long session = store.membership(pool).register("m1:1", MemberMeta.DEFAULT, Duration.ofSeconds(31));
     specs.create("t", "{}", 1);
-    GroupDistributor d = distributor(Duration.ofSeconds(30));
+    PoolDistributor d = distributor(Duration.ofSeconds(30));
     d.cycle();
-    store.ownership(group).claim("t", "m1:1", session).orElseThrow();
+    store.ownership(pool).claim("t", "m1:1", session).orElseThrow();
     specs.delete("t");
     d.unitsChanged();
     nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(31_100)); // the lease ended 100 ms ago; the margin is 200 ms

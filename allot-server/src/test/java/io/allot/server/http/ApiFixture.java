@@ -2,8 +2,8 @@ package io.allot.server.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.allot.store.memory.MemoryStore;
-import io.allot.tasks.TaskJson;
-import io.allot.tasks.TaskService;
+import io.allot.tasks.service.TaskJson;
+import io.allot.tasks.service.TaskService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.server.http.ApiFixture.Res;
 import io.allot.store.MemberMeta;
-import io.allot.store.spec.TaskRun;
+import io.allot.store.tasks.TaskRun;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.allot.server.http.ApiFixture.Res;
 import io.allot.store.MemberMeta;
-import io.allot.tasks.TaskJson;
+import io.allot.tasks.service.TaskJson;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -16,13 +16,13 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * {@link Tables} on the hash tables of {@link PgSeedKeys} (fields with their {@code writer_group}), {@code epochs}
  * and {@code publish_marks}. A publication is one function call: it locks the lease row, checks holder, token and
- * expiry, writes the group's fields, bumps the epoch, records it as the group's mark and NOTIFYs it, in one
+ * expiry, writes the pool's fields, bumps the epoch, records it as the pool's mark and NOTIFYs it, in one
  * transaction.
  *
  * <p><b>Incremental publication.</b> {@link #publish} keeps the contract of a full publication ({@code publish}),
- * but when this client published the same group under the same lease before, it sends only the fields whose value
- * changed and the fields dropped ({@code publish_changes}). That applies only if the group's mark in the database is
- * the epoch of that previous publication and the group still owns as many fields as it wrote then; otherwise nothing
+ * but when this client published the same pool under the same lease before, it sends only the fields whose value
+ * changed and the fields dropped ({@code publish_changes}). That applies only if the pool's mark in the database is
+ * the epoch of that previous publication and the pool still owns as many fields as it wrote then; otherwise nothing
  * changes and the full table is sent. A publication that failed leaves no previous one behind, so the next is full.
  * Either way only rows whose value changes are written. Thread-safe.
  */
@@ -34,7 +34,7 @@ final class PgTables implements Tables {
   private final String publishChanges;
   private final String epoch;
   /**
-   * The last successful publication of each (table key, group) by this client, removed while a publication of it is
+   * The last successful publication of each (table key, pool) by this client, removed while a publication of it is
    * in flight. Guarded by being a concurrent map of immutable values.
    */
   private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
@@ -57,24 +57,24 @@ final class PgTables implements Tables {
   private record Outcome(Long epoch, String holder, long token, boolean stale) {}
 
   @Override
-  public long publish(Lease lease, String tableKey, String group, Map<String, String> fields) {
+  public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
     Objects.requireNonNull(lease, "lease");
-    String expectedName = Tables.leaseName(tableKey, group);
+    String expectedName = Tables.leaseName(tableKey, pool);
     if (!lease.name().equals(expectedName)) {
-      throw new IllegalArgumentException("publishing group '" + group + "' into '" + tableKey
+      throw new IllegalArgumentException("publishing pool '" + pool + "' into '" + tableKey
           + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
     }
     Map<String, String> snapshot = new HashMap<>(fields.size() * 4 / 3 + 1);
     fields.forEach((f, v) -> snapshot.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
     PgChannels.Note note = channels.noteForLong(Topic.table(tableKey));
-    String cacheKey = tableKey + "\u0000" + group;
+    String cacheKey = tableKey + "\u0000" + pool;
     Previous prev = previous.remove(cacheKey);
     Outcome out = null;
     if (prev != null && prev.lease().equals(lease)) {
-      out = publishChanges(lease, tableKey, group, note, prev, snapshot);
+      out = publishChanges(lease, tableKey, pool, note, prev, snapshot);
     }
     if (out == null || out.stale()) {
-      out = publishAll(lease, tableKey, group, note, snapshot);
+      out = publishAll(lease, tableKey, pool, note, snapshot);
     }
     if (out.epoch() != null) {
       previous.put(cacheKey, new Previous(lease, out.epoch(), snapshot));
@@ -86,7 +86,7 @@ final class PgTables implements Tables {
     throw new FencedException(lease, current);
   }
 
-  private Outcome publishAll(Lease lease, String tableKey, String group, PgChannels.Note note,
+  private Outcome publishAll(Lease lease, String tableKey, String pool, PgChannels.Note note,
       Map<String, String> fields) {
     String[] names = new String[fields.size()];
     String[] values = new String[fields.size()];
@@ -99,10 +99,10 @@ final class PgTables implements Tables {
       rs.next();
       long epoch = rs.getLong(1);
       return new Outcome(rs.wasNull() ? null : epoch, rs.getString(2), rs.getLong(3), false);
-    }, lease.name(), lease.holder(), lease.token(), tableKey, group, names, values, note.pgChannel(), note.payload());
+    }, lease.name(), lease.holder(), lease.token(), tableKey, pool, names, values, note.pgChannel(), note.payload());
   }
 
-  private Outcome publishChanges(Lease lease, String tableKey, String group, PgChannels.Note note, Previous prev,
+  private Outcome publishChanges(Lease lease, String tableKey, String pool, PgChannels.Note note, Previous prev,
       Map<String, String> fields) {
     List<String> dropped = new ArrayList<>();
     prev.fields().keySet().forEach(f -> {
@@ -124,7 +124,7 @@ final class PgTables implements Tables {
       long epoch = rs.getLong(1);
       Long e = rs.wasNull() ? null : epoch;
       return new Outcome(e, rs.getString(2), rs.getLong(3), rs.getBoolean(4));
-    }, lease.name(), lease.holder(), lease.token(), tableKey, group, prev.epoch(), (long) prev.fields().size(),
+    }, lease.name(), lease.holder(), lease.token(), tableKey, pool, prev.epoch(), (long) prev.fields().size(),
         dropped.toArray(new String[0]), names.toArray(new String[0]), values.toArray(new String[0]),
         note.pgChannel(), note.payload());
   }

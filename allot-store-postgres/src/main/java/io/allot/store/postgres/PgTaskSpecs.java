@@ -1,12 +1,12 @@
 package io.allot.store.postgres;
 
 import io.allot.store.Topic;
-import io.allot.store.spec.Created;
-import io.allot.store.spec.SpecLimits;
-import io.allot.store.spec.TaskFault;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpec;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskCreated;
+import io.allot.store.tasks.TaskFault;
+import io.allot.store.tasks.TaskLimits;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpec;
+import io.allot.store.tasks.TaskSpecs;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,7 +22,7 @@ import java.util.Optional;
  * ({@code create_task_spec}, {@code update_task_spec}, ...): it locks the spec's row, changes it, bumps the pool's
  * version and NOTIFYs {@link Topic#taskSpecs(String)} with the task name, in one transaction. Reads are plain
  * SELECTs. Times are {@code clock_timestamp()}, read in milliseconds rounded down (as {@link PgClock}). Input is
- * checked here ({@link SpecLimits}), before any call. A cheap, immutable view: the statements are built once per
+ * checked here ({@link TaskLimits}), before any call. A cheap, immutable view: the statements are built once per
  * store.
  */
 record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) implements TaskSpecs {
@@ -65,12 +65,12 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
   }
 
   @Override
-  public Created create(String name, String args, int cost) {
+  public TaskCreated create(String name, String args, int cost) {
     check(name, args, cost);
     PgChannels.Note note = note(name);
     return db.query("create task " + name + " in pool " + pool, sql.create, rs -> {
       rs.next();
-      return new Created(Created.Outcome.valueOf(rs.getString(1)), spec(rs));
+      return new TaskCreated(TaskCreated.Outcome.valueOf(rs.getString(1)), spec(rs));
     }, pool, name, args, cost, note.pgChannel(), note.payload());
   }
 
@@ -84,7 +84,7 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
 
   @Override
   public Optional<TaskSpec> delete(String name) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     PgChannels.Note note = note(name);
     return db.query("delete task " + name + " in pool " + pool, sql.delete, PgTaskSpecs::one, pool, name,
         note.pgChannel(), note.payload());
@@ -92,7 +92,7 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
 
   @Override
   public Optional<TaskSpec> get(String name) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     return db.query("read task " + name + " in pool " + pool, sql.get, PgTaskSpecs::one, pool, name);
   }
 
@@ -115,7 +115,7 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
 
   @Override
   public boolean started(String name, TaskRun run) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     Objects.requireNonNull(run, "run");
     PgChannels.Note note = note(name);
     return db.query("record the start of task " + name + " in pool " + pool, sql.started, PgJdbc.BOOLEAN, pool, name,
@@ -124,7 +124,7 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
 
   @Override
   public boolean fault(String name, long token, TaskFault fault) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     PgChannels.Note note = note(name);
     return db.call("record the faults of task " + name + " in pool " + pool, c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.fault)) {
@@ -153,7 +153,7 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
 
   @Override
   public boolean purge(String name, long revision) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     PgChannels.Note note = note(name);
     return db.query("purge task " + name + " from pool " + pool, sql.purge, PgJdbc.BOOLEAN, pool, name, revision,
         note.pgChannel(), note.payload());
@@ -164,9 +164,9 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
   }
 
   private static void check(String name, String args, int cost) {
-    SpecLimits.checkName(name);
-    SpecLimits.checkArgs(args);
-    SpecLimits.checkCost(cost);
+    TaskLimits.checkName(name);
+    TaskLimits.checkArgs(args);
+    TaskLimits.checkCost(cost);
   }
 
   private static Optional<TaskSpec> one(ResultSet rs) throws SQLException {

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each role is its own class over one shared {@link PgJdbc} (connections, binding, failure translation):
  * {@link PgClock}, {@link PgLeadership}, {@link PgMembership}, {@link PgOwnership}, {@link PgTables},
- * {@link PgNotifications}, {@link PgSeedKeys}, {@link PgTaskQueue} and {@link PgTaskSpecs}. Every operation is one
+ * {@link PgNotifications}, {@link PgSeedKeys}, {@link PgJobQueue} and {@link PgTaskSpecs}. Every operation is one
  * statement in autocommit mode, so one round trip and one transaction: the multi-step ones (publish, register,
  * claim, ...) are PL/pgSQL functions that take their row locks in a fixed order. Every expiry decision uses the server's {@code clock_timestamp()}: store time,
  * never the caller's clock.
@@ -63,7 +63,7 @@ public final class PostgresStore implements Store {
   private final PgNotifications notifications;
   private final PgMembership.Statements membershipSql;
   private final PgOwnership.Statements ownershipSql;
-  private final PgTaskQueue.Statements taskQueueSql;
+  private final PgJobQueue.Statements taskQueueSql;
   private final PgTaskSpecs.Statements taskSpecsSql;
   private final Safety safety;
 
@@ -82,7 +82,7 @@ public final class PostgresStore implements Store {
     this.tables = new PgTables(db, channels, seedKeys, s);
     this.membershipSql = new PgMembership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.ownershipSql = new PgOwnership.Statements(s, config.lostStateGuard(), config.clockMargin());
-    this.taskQueueSql = new PgTaskQueue.Statements(s, config.clockMargin());
+    this.taskQueueSql = new PgJobQueue.Statements(s, config.clockMargin());
     this.taskSpecsSql = new PgTaskSpecs.Statements(s);
     this.notifications = new PgNotifications(db, channels, config);
     db.serverBackHint(notifications::isListening);
@@ -159,20 +159,20 @@ public final class PostgresStore implements Store {
 
   /** The long-running task specs of {@code pool} (table {@code task_specs} of this store's schema). */
   @Override
-  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+  public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     db.checkOpen();
     return new PgTaskSpecs(db, channels, taskSpecsSql, Store.checkPool(pool));
   }
 
   /**
-   * The finite-task queue {@code name} (table {@code tasks} of this store's schema).
+   * The job queue {@code name} (table {@code jobs} of this store's schema).
    *
-   * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
+   * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.jobs.JobLimits})
    */
   @Override
-  public io.allot.store.queue.TaskQueue taskQueue(String name) {
+  public io.allot.store.jobs.JobQueue jobQueue(String name) {
     db.checkOpen();
-    return new PgTaskQueue(db, taskQueueSql, name);
+    return new PgJobQueue(db, taskQueueSql, name);
   }
 
   @Override

@@ -47,8 +47,9 @@ final class SchemaMigrator {
       new Migration(4, "member attributes; functions re-applied by content hash", "schema-v4.sql"),
       new Migration(5, "lost-state guard, clock margin, holds", "schema-v5.sql"),
       new Migration(6, "publication marks: incremental table publication", "schema-v6.sql"),
-      new Migration(7, "finite tasks: tasks, task_queues", "schema-v7.sql"),
-      new Migration(8, "long-running task specs: task_specs, task_spec_versions", "schema-v8.sql"));
+      new Migration(7, "finite queued work (jobs): tasks, task_queues", "schema-v7.sql"),
+      new Migration(8, "long-running task specs: task_specs, task_spec_versions", "schema-v8.sql"),
+      new Migration(9, "jobs: the finite tables renamed (tasks -> jobs, task_queues -> job_queues)", "schema-v9.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

@@ -635,15 +635,15 @@ BEGIN
 END
 $$;
 
--- ---------------------------------------------------------------- task queues (schema version 7)
+-- ---------------------------------------------------------------- job queues (schema version 7, tables renamed in 9)
 
--- Locks up to p_max runnable tasks of p_queue for p_worker (TaskQueue.claim): todo/failed tasks whose time has
+-- Locks up to p_max runnable jobs of p_queue for p_worker (JobQueue.claim): todo/failed jobs whose time has
 -- come and processing ones whose lock expired at least the clock margin ago, highest priority first, then earliest
--- due; never a row another claim holds (SKIP LOCKED). A picked task whose expired lock was its last attempt is
+-- due; never a row another claim holds (SKIP LOCKED). A picked job whose expired lock was its last attempt is
 -- ignored instead. With a rate limit, at most the permits in the queue's bucket (its row locked only then, so
 -- unlimited queues never serialize their claimers). Tokens: greatest(previous + 1, store time in microseconds).
--- Lock order: task_queues -> tasks.
-CREATE OR REPLACE FUNCTION ${schema}.claim_tasks(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
+-- Lock order: job_queues -> jobs.
+CREATE OR REPLACE FUNCTION ${schema}.claim_jobs(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
     p_margin_micros bigint)
 RETURNS TABLE (t_key text, t_data text, t_token bigint, t_attempt integer, t_max_attempts integer,
     t_locked_until_ms bigint)
@@ -656,26 +656,26 @@ DECLARE
   v_permits double precision;
   v_claimed integer;
 BEGIN
-  SELECT q.rate INTO v_rate FROM ${schema}.task_queues q WHERE q.queue = p_queue;
+  SELECT q.rate INTO v_rate FROM ${schema}.job_queues q WHERE q.queue = p_queue;
   IF v_rate > 0 THEN
     SELECT q.rate, least(greatest(1, q.rate),
                          q.permits + greatest(0, extract(epoch FROM v_now - q.refilled_at)) * q.rate)
       INTO v_rate, v_permits
-      FROM ${schema}.task_queues q WHERE q.queue = p_queue FOR UPDATE;
+      FROM ${schema}.job_queues q WHERE q.queue = p_queue FOR UPDATE;
     v_allowed := least(p_max, floor(v_permits)::integer);
   END IF;
   IF v_allowed > 0 THEN
     RETURN QUERY
     WITH picked AS (
       SELECT t.key, t.priority, t.due_at AS was_due
-        FROM ${schema}.tasks t
+        FROM ${schema}.jobs t
        WHERE t.queue = p_queue AND t.status < 50 AND t.due_at <= v_now
          AND (t.status <> 30 OR t.due_at <= v_now - p_margin_micros * interval '1 microsecond')
        ORDER BY t.priority DESC, t.due_at, t.key
        LIMIT v_allowed
          FOR UPDATE SKIP LOCKED
     ), ignored AS (
-      UPDATE ${schema}.tasks t
+      UPDATE ${schema}.jobs t
          SET status = 70, updated_at = v_now,
              last_error = 'lock of ' || t.locked_by || ' expired on the last attempt (' || t.attempts || ' of '
                || t.max_attempts || ')'
@@ -683,7 +683,7 @@ BEGIN
        WHERE t.queue = p_queue AND t.key = p.key AND t.status = 30 AND t.attempts >= t.max_attempts
       RETURNING t.key
     ), claimed AS (
-      UPDATE ${schema}.tasks t
+      UPDATE ${schema}.jobs t
          SET status = 30, attempts = t.attempts + 1, lock_token = greatest(t.lock_token + 1, v_micros),
              locked_by = p_worker, due_at = v_now + p_ttl_micros * interval '1 microsecond', updated_at = v_now
         FROM picked p
@@ -698,17 +698,17 @@ BEGIN
     v_claimed := 0;
   END IF;
   IF v_rate > 0 THEN
-    UPDATE ${schema}.task_queues q SET permits = v_permits - v_claimed, refilled_at = v_now
+    UPDATE ${schema}.job_queues q SET permits = v_permits - v_claimed, refilled_at = v_now
      WHERE q.queue = p_queue;
   END IF;
 END
 $$;
 
--- Sets a queue's rate limit (TaskQueue.limitRate): permits earned so far are kept up to the new bucket size; a
+-- Sets a queue's rate limit (JobQueue.limitRate): permits earned so far are kept up to the new bucket size; a
 -- queue that had no limit starts with an empty bucket.
-CREATE OR REPLACE FUNCTION ${schema}.limit_task_rate(p_queue text, p_rate double precision)
+CREATE OR REPLACE FUNCTION ${schema}.limit_job_rate(p_queue text, p_rate double precision)
 RETURNS void LANGUAGE sql AS $$
-  INSERT INTO ${schema}.task_queues AS q (queue, rate, permits, refilled_at)
+  INSERT INTO ${schema}.job_queues AS q (queue, rate, permits, refilled_at)
   VALUES (p_queue, p_rate, 0, clock_timestamp())
   ON CONFLICT (queue) DO UPDATE
     SET permits = CASE WHEN q.rate > 0

@@ -6,9 +6,9 @@ import static org.awaitility.Awaitility.await;
 import io.allot.store.MemberMeta;
 import io.allot.store.MemberRecord;
 import io.allot.store.UnitOwner;
-import io.allot.store.spec.Created;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskCreated;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpecs;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -31,8 +31,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * tables, indexes, constraints and functions as a schema created by this release. Release 3 created its functions in
  * the migrations themselves (copies of its {@code schema-v1.sql} to {@code schema-v3.sql} under {@code legacy-v3/});
  * release 4 had today's {@code schema-v1.sql} to {@code schema-v4.sql} (applied migrations are never edited) and
- * its own {@code functions.sql} (a copy under {@code legacy-v4/}); release 7 (finite tasks, before the task specs of
- * version 8) likewise, with its {@code functions.sql} under {@code legacy-v7/}.
+ * its own {@code functions.sql} (a copy under {@code legacy-v4/}); release 7 (jobs, then named tasks, before the task
+ * specs of version 8) and release 8 (before the tables of jobs were renamed in version 9) likewise, with their
+ * {@code functions.sql} under {@code legacy-v7/} and {@code legacy-v8/}.
  */
 class PostgresSchemaUpgradeTest {
   private static final Duration GUARD = Duration.ofSeconds(1);
@@ -123,42 +124,47 @@ class PostgresSchemaUpgradeTest {
   }
 
   /**
-   * A schema of release 7 (finite tasks, no task specs) gains the task specs: its data stays readable, the specs
-   * work on it, calls of release 7's form still resolve, and it ends up as a schema created by this release.
+   * A schema of release 7 (jobs, then in a table named {@code tasks}, and no task specs) or 8 (with task specs) gains
+   * what came after: its jobs stay readable in the table now named {@code jobs}, the task specs work on it, calls of
+   * that release's form still resolve (but its job functions, which named the old tables: a job worker of release 7 or
+   * 8 must be stopped before the upgrade), and it ends up as a schema created by this release.
    */
-  @Test
-  void aSchemaOfRelease7GainsTaskSpecsAndMatchesAFreshOne() throws Exception {
+  @ParameterizedTest(name = "schema version {0}")
+  @ValueSource(ints = {7, 8})
+  void aSchemaWithJobsOfAnEarlierReleaseKeepsThemAndMatchesAFreshOne(int release) throws Exception {
     try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
       String s = old.quoted();
-      createAsAnEarlierReleaseDid(c, old.name(), 7);
+      createAsAnEarlierReleaseDid(c, old.name(), release);
       long session = longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m1", 1, 2, 60_000L,
           "allot_x", "old", "zone=z1");
       try (Statement st = c.createStatement()) {
         st.execute("INSERT INTO " + s + ".tasks (queue, key, data, max_attempts, due_at, updated_at) "
-            + "VALUES ('q', 'k', 'data of release 7', 3, clock_timestamp(), clock_timestamp())");
+            + "VALUES ('q', 'k', 'data of release " + release + "', 3, clock_timestamp(), clock_timestamp())");
       }
       assertThat(column(c, "SELECT coalesce(to_regclass(?)::text, '-')", old.name() + ".task_specs"))
-          .containsExactly("-");
+          .containsExactly(release == 7 ? "-" : old.name() + ".task_specs");
 
       try (PostgresStore store = PostgresStore.connect(PostgresStoreConfig.builder(old.uri()).lostStateGuard(GUARD)
           .build())) {
         assertThat(column(c, "SELECT version || ' ' || coalesce(functions_sha256, '-') FROM " + s
             + ".allot_schema_version ORDER BY version")).containsExactly("1 -", "2 -", "3 -", "4 -", "5 -", "6 -",
-            "7 -", "8 " + SchemaMigrator.FUNCTIONS_SHA256);
+            "7 -", "8 -", "9 " + SchemaMigrator.FUNCTIONS_SHA256);
         assertThat(store.membership("pool").members().get("m1").session()).isEqualTo(session);
-        assertThat(store.taskQueue("q").get("k").orElseThrow().data()).isEqualTo("data of release 7");
-        assertThat(store.taskQueue("q").claim("w", 1, Duration.ofMinutes(1))).hasSize(1);
+        assertThat(store.jobQueue("q").get("k").orElseThrow().data()).isEqualTo("data of release " + release);
+        assertThat(column(c, "SELECT coalesce(to_regclass(?)::text, '-') || ' ' || coalesce(to_regclass(?)::text, '-')",
+            old.name() + ".tasks", old.name() + ".task_queues")).as("the old tables are gone").containsExactly("- -");
+        assertThat(store.jobQueue("q").claim("w", 1, Duration.ofMinutes(1))).hasSize(1);
 
         TaskSpecs specs = store.taskSpecs("pool");
         assertThat(specs.version()).isZero();
-        assertThat(specs.create("ticker", "{\"n\":1}", 2).outcome()).isEqualTo(Created.Outcome.CREATED);
+        assertThat(specs.create("ticker", "{\"n\":1}", 2).outcome()).isEqualTo(TaskCreated.Outcome.CREATED);
         assertThat(specs.started("ticker", new TaskRun("m1", 5, 1, 0))).isTrue();
         assertThat(specs.delete("ticker").orElseThrow().deleted()).isTrue();
         assertThat(specs.purge("ticker", 1)).isTrue();
         assertThat(specs.list()).isEmpty();
         assertThat(specs.version()).isEqualTo(3); // create, delete, purge: the start report is not a change of the spec
 
-        // a process of release 7 still running: its calls resolve to the functions of this release
+        // a process of that release still running: its calls resolve to the functions of this release
         assertThat(longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m2", 1, 1, 60_000L,
             "allot_x", "old", "")).isGreaterThan(session);
         assertThat(column(c, "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace "
@@ -177,8 +183,8 @@ class PostgresSchemaUpgradeTest {
   }
 
   /**
-   * What the SchemaMigrator of release {@code release} (3, 4 or 7) did on an empty database: version table, the
-   * migrations up to {@code release}, one row each, and (4, 7) its functions with their hash, in {@code schema}.
+   * What the SchemaMigrator of release {@code release} (3, 4, 7 or 8) did on an empty database: version table, the
+   * migrations up to {@code release}, one row each, and (4, 7, 8) its functions with their hash, in {@code schema}.
    */
   private static void createAsAnEarlierReleaseDid(Connection c, String schema, int release) throws SQLException {
     String s = SchemaMigrator.quote(schema);

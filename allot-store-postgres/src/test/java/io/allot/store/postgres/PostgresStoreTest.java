@@ -302,9 +302,9 @@ class PostgresStoreTest extends StoreContractTest {
   }
 
   /**
-   * A publication sends only what changed since this client's previous one of the group (same lease): a value
+   * A publication sends only what changed since this client's previous one of the pool (same lease): a value
    * changed meanwhile by SQL that is not allot's stays as long as its own entry does not change, which shows it was
-   * not sent again; the changed and the dropped fields are written. The group's mark is the epoch of its last
+   * not sent again; the changed and the dropped fields are written. The pool's mark is the epoch of its last
    * publication; a new lease publishes in full again.
    */
   @Test
@@ -516,20 +516,20 @@ class PostgresStoreTest extends StoreContractTest {
   @Test
   void publishesOfManyGroupsInterleaveSafely() throws Exception {
     String h = key("table");
-    int groups = 6;
+    int pools = 6;
     List<Lease> leases = new ArrayList<>();
-    for (int g = 0; g < groups; g++) {
+    for (int g = 0; g < pools; g++) {
       leases.add(store.leadership().tryAcquire(Tables.leaseName(h, "g" + g), "d" + g, Duration.ofSeconds(30))
           .orElseThrow());
     }
-    List<Long> epochs = race(groups * 4, i -> () -> {
-      int g = i % groups;
+    List<Long> epochs = race(pools * 4, i -> () -> {
+      int g = i % pools;
       Map<String, String> fields = new LinkedHashMap<>();
       fields.put("m" + g, "u" + i);
       return (i % 2 == 0 ? store : peer).tables().publish(leases.get(g), h, "g" + g, fields);
     });
-    assertThat(epochs).doesNotHaveDuplicates().hasSize(groups * 4);
-    assertThat(store.tables().epoch(h)).isEqualTo(groups * 4L);
-    assertThat(store.seedKeys().hash(h)).hasSize(groups);
+    assertThat(epochs).doesNotHaveDuplicates().hasSize(pools * 4);
+    assertThat(store.tables().epoch(h)).isEqualTo(pools * 4L);
+    assertThat(store.seedKeys().hash(h)).hasSize(pools);
   }
 }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Notifications;
 import io.allot.store.StoreClock;
-import io.allot.store.spec.TaskFault;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpecs;
-import io.allot.store.spec.TaskSpecsContractTest;
+import io.allot.store.tasks.TaskFault;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpecs;
+import io.allot.store.tasks.TaskSpecsContractTest;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -11,10 +11,10 @@ import io.lettuce.core.cluster.SlotHash;
  * <caption>companion keys</caption>
  * <tr><th>what</th><th>key (for hash key {@code K} without braces)</th></tr>
  * <tr><td>epoch of hash K</td><td>{@code {K}:allot:epoch}</td></tr>
- * <tr><td>fields group G wrote last time</td><td>{@code {K}:allot:fields:G} (a set)</td></tr>
- * <tr><td>which group wrote each field last</td><td>{@code {K}:allot:owners} (a hash field -> group)</td></tr>
- * <tr><td>publication marks</td><td>{@code {K}:allot:marks} (a hash group -> the epoch of its last publication;
- *     dropped when another group overwrites one of its fields)</td></tr>
+ * <tr><td>fields pool G wrote last time</td><td>{@code {K}:allot:fields:G} (a set)</td></tr>
+ * <tr><td>which pool wrote each field last</td><td>{@code {K}:allot:owners} (a hash field -> pool)</td></tr>
+ * <tr><td>publication marks</td><td>{@code {K}:allot:marks} (a hash pool -> the epoch of its last publication;
+ *     dropped when another pool overwrites one of its fields)</td></tr>
  * <tr><td>lease {@code K:G} (table lease)</td><td>{@code {K}:allot:lease:G}, token {@code {K}:allot:token:G}</td></tr>
  * <tr><td>lease N (no ':' in N)</td><td>{@code {allot:lease:N}}, token {@code {allot:lease:N}:token}</td></tr>
  * </table>
@@ -35,7 +35,7 @@ import io.lettuce.core.cluster.SlotHash;
  * <tr><td>holds</td><td>{@code {P}:allot:holds} (a hash unit -> {@code "member|untilMillis"})</td></tr>
  * </table>
  *
- * <p>(Unit ownership is not called {@code owners}: {@code {K}:allot:owners} already names the field -> group hash of
+ * <p>(Unit ownership is not called {@code owners}: {@code {K}:allot:owners} already names the field -> pool hash of
  * a distribution hash K.)
  *
  * <p>A key without a hash tag hashes by its whole name, so {@code {K}:x} lands in K's slot. A key that already has
@@ -47,7 +47,7 @@ import io.lettuce.core.cluster.SlotHash;
  *
  * <p>Lease names are split at their last ':': a name {@code P:S} is stored in P's slot
  * ({@code {P}:allot:lease:S}). That is what lets {@link RedisTables#publish} check the table lease
- * {@code hashKey + ":" + group} in the hash's slot; other names containing ':' simply live in their prefix's slot.
+ * {@code hashKey + ":" + pool} in the hash's slot; other names containing ':' simply live in their prefix's slot.
  */
 public final class RedisKeys {
   private RedisKeys() {}
@@ -57,17 +57,17 @@ public final class RedisKeys {
     return companion(hashKey, "allot:epoch");
   }
 
-  /** The set of fields {@code group} wrote into {@code hashKey} last time. */
-  public static String groupFields(String hashKey, String group) {
-    return companion(hashKey, "allot:fields:" + group);
+  /** The set of fields {@code pool} wrote into {@code hashKey} last time. */
+  public static String poolFields(String hashKey, String pool) {
+    return companion(hashKey, "allot:fields:" + pool);
   }
 
-  /** The hash field -> group that wrote it last, for {@code hashKey}. */
+  /** The hash field -> pool that wrote it last, for {@code hashKey}. */
   public static String owners(String hashKey) {
     return companion(hashKey, "allot:owners");
   }
 
-  /** The hash group -> epoch of its last publication into {@code hashKey} (see {@link RedisTables}). */
+  /** The hash pool -> epoch of its last publication into {@code hashKey} (see {@link RedisTables}). */
   public static String marks(String hashKey) {
     return companion(hashKey, "allot:marks");
   }

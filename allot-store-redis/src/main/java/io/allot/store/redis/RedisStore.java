@@ -135,18 +135,18 @@ public final class RedisStore implements Store {
 
   /** The long-running task specs of {@code pool} ({@link RedisTaskSpecs}: its keys all in one slot, {@link SpecKeys}). */
   @Override
-  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+  public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     return new RedisTaskSpecs(connection, Store.checkPool(pool));
   }
 
   /**
-   * The finite-task queue {@code name} ({@link RedisTaskQueue}: its keys all in one slot, {@link TaskKeys}).
+   * The job queue {@code name} ({@link RedisJobQueue}: its keys all in one slot, {@link JobKeys}).
    *
-   * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.queue.TaskLimits})
+   * @throws IllegalArgumentException if the name is not a valid queue name ({@link io.allot.store.jobs.JobLimits})
    */
   @Override
-  public io.allot.store.queue.TaskQueue taskQueue(String name) {
-    return new RedisTaskQueue(connection, safety.clockMargin(), name);
+  public io.allot.store.jobs.JobQueue jobQueue(String name) {
+    return new RedisJobQueue(connection, safety.clockMargin(), name);
   }
 
   @Override

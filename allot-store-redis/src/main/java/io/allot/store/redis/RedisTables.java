@@ -16,15 +16,15 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link Tables} on Redis: the table is the hash at the table key itself (the original distribution hash); its
- * epoch, the fields each group wrote last, the last writer of each field and each group's publication mark are
+ * epoch, the fields each pool wrote last, the last writer of each field and each pool's publication mark are
  * companion keys in the table's slot ({@link RedisKeys}), so one script checks the lease and writes everything
  * atomically, then publishes the new epoch on {@code allot:notify:<tableKey>}.
  *
  * <p><b>Incremental publication.</b> {@link #publish} keeps the contract of a full publication, but sends and writes
- * only what differs from this client's previous publication of the same group under the same lease
+ * only what differs from this client's previous publication of the same pool under the same lease
  * ({@link Scripts#PUBLISH_CHANGES}): the fields whose value changed, and the fields dropped. The script applies the
- * difference only if the group's publication mark in the store is the epoch that previous publication returned (no
- * one else published the group since, no other group overwrote one of its fields, the store did not lose it) and
+ * difference only if the pool's publication mark in the store is the epoch that previous publication returned (no
+ * one else published the pool since, no other pool overwrote one of its fields, the store did not lose it) and
  * the hash was not deleted; otherwise nothing changes and the full table is written ({@link Scripts#PUBLISH}). A
  * publication that failed leaves no previous one behind, so the next is full. The hash keeps the original layout:
  * the original Go workers read it as before. Thread-safe.
@@ -36,7 +36,7 @@ final class RedisTables implements Tables {
   private final RedisConnection redis;
   private final SeedKeys hashes;
   /**
-   * The last successful publication of each (table key, group) by this client, removed while a publication of it is
+   * The last successful publication of each (table key, pool) by this client, removed while a publication of it is
    * in flight. Guarded by being a concurrent map of immutable values.
    */
   private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
@@ -51,36 +51,36 @@ final class RedisTables implements Tables {
   }
 
   @Override
-  public long publish(Lease lease, String tableKey, String group, Map<String, String> fields) {
+  public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
     Objects.requireNonNull(lease, "lease");
-    String expectedName = Tables.leaseName(tableKey, group);
+    String expectedName = Tables.leaseName(tableKey, pool);
     if (!lease.name().equals(expectedName)) {
-      throw new IllegalArgumentException("publishing group '" + group + "' into '" + tableKey
+      throw new IllegalArgumentException("publishing pool '" + pool + "' into '" + tableKey
           + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
     }
     Map<String, String> snapshot = new HashMap<>(fields.size() * 4 / 3 + 1);
     fields.forEach((f, v) -> snapshot.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
     String[] keys = redis.sameSlot("publish into '" + tableKey + "'", tableKey, tableKey, RedisKeys.epoch(tableKey),
-        RedisKeys.groupFields(tableKey, group), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()),
+        RedisKeys.poolFields(tableKey, pool), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()),
         RedisKeys.marks(tableKey));
-    String cacheKey = tableKey + "\u0000" + group;
+    String cacheKey = tableKey + "\u0000" + pool;
     Previous prev = previous.remove(cacheKey);
     Long epoch = null;
     if (prev != null && prev.lease().equals(lease)) {
-      epoch = publishChanges(lease, tableKey, group, keys, prev, snapshot);
+      epoch = publishChanges(lease, tableKey, pool, keys, prev, snapshot);
     }
     if (epoch == null) {
-      epoch = publishAll(lease, tableKey, group, keys, snapshot);
+      epoch = publishAll(lease, tableKey, pool, keys, snapshot);
     }
     previous.put(cacheKey, new Previous(lease, epoch, snapshot));
     return epoch;
   }
 
   /** The full publication; returns the epoch or throws {@link FencedException}. */
-  private long publishAll(Lease lease, String tableKey, String group, String[] keys, Map<String, String> fields) {
+  private long publishAll(Lease lease, String tableKey, String pool, String[] keys, Map<String, String> fields) {
     String[] args = new String[3 + 2 * fields.size()];
     args[0] = RedisLeadership.value(lease);
-    args[1] = group;
+    args[1] = pool;
     args[2] = Topic.table(tableKey).channel();
     int i = 3;
     for (Map.Entry<String, String> e : fields.entrySet()) {
@@ -91,7 +91,7 @@ final class RedisTables implements Tables {
   }
 
   /** The difference to {@code prev}; returns the epoch, null if the store no longer holds {@code prev}. */
-  private Long publishChanges(Lease lease, String tableKey, String group, String[] keys, Previous prev,
+  private Long publishChanges(Lease lease, String tableKey, String pool, String[] keys, Previous prev,
       Map<String, String> fields) {
     List<String> dropped = new ArrayList<>();
     prev.fields().keySet().forEach(f -> {
@@ -101,7 +101,7 @@ final class RedisTables implements Tables {
     });
     List<String> args = new ArrayList<>();
     args.add(RedisLeadership.value(lease));
-    args.add(group);
+    args.add(pool);
     args.add(Topic.table(tableKey).channel());
     args.add(Long.toString(prev.epoch()));
     args.add(Integer.toString(dropped.size()));

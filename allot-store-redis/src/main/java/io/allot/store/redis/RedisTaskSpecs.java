@@ -1,12 +1,12 @@
 package io.allot.store.redis;
 
 import io.allot.store.Topic;
-import io.allot.store.spec.Created;
-import io.allot.store.spec.SpecLimits;
-import io.allot.store.spec.TaskFault;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpec;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskCreated;
+import io.allot.store.tasks.TaskFault;
+import io.allot.store.tasks.TaskLimits;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpec;
+import io.allot.store.tasks.TaskSpecs;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -19,7 +19,7 @@ import java.util.Optional;
  * {@link TaskSpecs} of one pool on Redis (standalone or Cluster): the keys of {@link SpecKeys}, all in one slot, and
  * one Lua script per method ({@link SpecScripts}), run with EVALSHA (EVAL when the node has not cached it); each
  * write bumps the pool's version and PUBLISHes the task name on {@link Topic#taskSpecs(String)} in its script. Times
- * are Redis {@code TIME} in milliseconds, read inside each script. Input is checked here ({@link SpecLimits}),
+ * are Redis {@code TIME} in milliseconds, read inside each script. Input is checked here ({@link TaskLimits}),
  * before any call. Immutable.
  */
 final class RedisTaskSpecs implements TaskSpecs {
@@ -42,10 +42,10 @@ final class RedisTaskSpecs implements TaskSpecs {
   }
 
   @Override
-  public Created create(String name, String args, int cost) {
+  public TaskCreated create(String name, String args, int cost) {
     check(name, args, cost);
     List<Object> r = run("create task " + name, SpecScripts.CREATE, name, args, Integer.toString(cost));
-    return new Created(Created.Outcome.valueOf((String) r.get(0)), spec(name, r));
+    return new TaskCreated(TaskCreated.Outcome.valueOf((String) r.get(0)), spec(name, r));
   }
 
   @Override
@@ -56,13 +56,13 @@ final class RedisTaskSpecs implements TaskSpecs {
 
   @Override
   public Optional<TaskSpec> delete(String name) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     return specOf(name, run("delete task " + name, SpecScripts.DELETE, name));
   }
 
   @Override
   public Optional<TaskSpec> get(String name) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     return specOf(name, run("read task " + name, SpecScripts.GET, name));
   }
 
@@ -87,7 +87,7 @@ final class RedisTaskSpecs implements TaskSpecs {
 
   @Override
   public boolean started(String name, TaskRun run) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     Objects.requireNonNull(run, "run");
     return redis.runForFlag("record the start of task " + name + " in pool " + pool, SpecScripts.STARTED, keys,
         channel, name, run.member(), Long.toString(run.token()), Long.toString(run.revision()));
@@ -95,7 +95,7 @@ final class RedisTaskSpecs implements TaskSpecs {
 
   @Override
   public boolean fault(String name, long token, TaskFault fault) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     String record = fault == null ? "" : fault.failures() + "|" + (fault.failing() ? 1 : 0) + "|"
         + fault.lastErrorMillis() + "|" + fault.lastError();
     return redis.runForFlag("record the faults of task " + name + " in pool " + pool, SpecScripts.FAULT, keys,
@@ -104,15 +104,15 @@ final class RedisTaskSpecs implements TaskSpecs {
 
   @Override
   public boolean purge(String name, long revision) {
-    SpecLimits.checkName(name);
+    TaskLimits.checkName(name);
     return redis.runForFlag("purge task " + name + " from pool " + pool, SpecScripts.PURGE, keys, channel, name,
         Long.toString(revision));
   }
 
   private static void check(String name, String args, int cost) {
-    SpecLimits.checkName(name);
-    SpecLimits.checkArgs(args);
-    SpecLimits.checkCost(cost);
+    TaskLimits.checkName(name);
+    TaskLimits.checkArgs(args);
+    TaskLimits.checkCost(cost);
   }
 
   private List<Object> run(String op, Scripts.Script script, String name, String... more) {

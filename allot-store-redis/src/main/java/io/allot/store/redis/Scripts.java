@@ -122,7 +122,7 @@ final class Scripts {
 
   /**
    * Shared by {@link #PUBLISH} and {@link #PUBLISH_CHANGES} (after the lease check): {@code set_field(f, v)} writes
-   * field f as the group's (ARGV[2]); when another group wrote f last, that group's publication mark is dropped (its
+   * field f as the pool's (ARGV[2]); when another pool wrote f last, that pool's publication mark is dropped (its
    * next publication is a full one: what it last wrote is no longer all in the hash).
    */
   private static final String SET_FIELD = """
@@ -149,10 +149,10 @@ final class Scripts {
       """;
 
   /**
-   * KEYS[1] hash, [2] epoch, [3] the group's field set, [4] owners (field -> group), [5] lease, [6] publication marks
-   * (group -> epoch of its last publication); ARGV[1] expected lease value "token:holder", [2] group, [3] channel,
-   * [4..] field, value, field, value... The full publication: deletes the group's fields not given (only those it
-   * still owns), writes every given field, increments the epoch, records it as the group's mark and publishes it.
+   * KEYS[1] hash, [2] epoch, [3] the pool's field set, [4] owners (field -> pool), [5] lease, [6] publication marks
+   * (pool -> epoch of its last publication); ARGV[1] expected lease value "token:holder", [2] pool, [3] channel,
+   * [4..] field, value, field, value... The full publication: deletes the pool's fields not given (only those it
+   * still owns), writes every given field, increments the epoch, records it as the pool's mark and publishes it.
    * Returns {1, epoch}, or {0, current lease value or ''} when fenced (nothing changed).
    */
   static final Script PUBLISH = Script.of("publish", SET_FIELD + """
@@ -162,12 +162,12 @@ final class Scripts {
       end
       local bad = check_hash()
       if bad then return bad end
-      local group = ARGV[2]
+      local pool = ARGV[2]
       local new = {}
       for i = 4, #ARGV, 2 do new[ARGV[i]] = true end
       local old = redis.call('SMEMBERS', KEYS[3])
       for _, f in ipairs(old) do
-        if not new[f] and redis.call('HGET', KEYS[4], f) == group then
+        if not new[f] and redis.call('HGET', KEYS[4], f) == pool then
           redis.call('HDEL', KEYS[1], f)
           redis.call('HDEL', KEYS[4], f)
         end
@@ -178,10 +178,10 @@ final class Scripts {
       """);
 
   /**
-   * The incremental publication: the keys of {@link #PUBLISH}; ARGV[1] expected lease value, [2] group, [3]
-   * channel, [4] the group's expected mark (the epoch of the publication the changes apply to), [5] n, [6..5+n] the
-   * fields to delete, then field, value pairs to write. Applies only if the lease is current, the group's mark is
-   * the expected one and the hash was not deleted under the group's fields; then deletes the given fields the group
+   * The incremental publication: the keys of {@link #PUBLISH}; ARGV[1] expected lease value, [2] pool, [3]
+   * channel, [4] the pool's expected mark (the epoch of the publication the changes apply to), [5] n, [6..5+n] the
+   * fields to delete, then field, value pairs to write. Applies only if the lease is current, the pool's mark is
+   * the expected one and the hash was not deleted under the pool's fields; then deletes the given fields the pool
    * still owns, writes the given ones, increments the epoch, records the mark and publishes the epoch. Returns
    * {1, epoch}; {0, current lease value or ''} when fenced; {2, ''} when the mark does not match (nothing changed:
    * publish in full).

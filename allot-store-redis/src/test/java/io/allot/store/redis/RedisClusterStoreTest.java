@@ -81,10 +81,10 @@ class RedisClusterStoreTest extends RedisContractTest {
       assertThat(peer.seedKeys().list(pool)).isEmpty();
 
       String table = key(name + ":table");
-      String group = "group:{" + name + "}";
-      Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, group), "d1", Duration.ofSeconds(30))
+      String publisher = "pool:{" + name + "}";
+      Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, publisher), "d1", Duration.ofSeconds(30))
           .orElseThrow();
-      assertThat(store.tables().publish(lease, table, group, Map.of(member, "u{2},u}3{"))).isEqualTo(1);
+      assertThat(store.tables().publish(lease, table, publisher, Map.of(member, "u{2},u}3{"))).isEqualTo(1);
       assertThat(peer.tables().read(table, member)).contains("u{2},u}3{");
       assertThat(peer.tables().epoch(table)).isEqualTo(1);
       assertThat(peer.leadership().current(lease.name())).contains(lease);

@@ -2,8 +2,8 @@ package io.allot.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.allot.store.spec.Created;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskCreated;
+import io.allot.store.tasks.TaskSpecs;
 import io.allot.testkit.TestServers;
 import java.util.HashSet;
 import java.util.Set;
@@ -35,7 +35,7 @@ class RedisClusterTaskSpecsTest extends RedisTaskSpecsTest {
       String pool = base + "-" + i + (i % 2 == 0 ? "" : "{" + i + "}");
       TaskSpecs s = specs(pool);
       nodes.add(rawRedis.nodeOf(SpecKeys.names(pool)[0]));
-      assertThat(s.create("a", "{}", 1).outcome()).isEqualTo(Created.Outcome.CREATED);
+      assertThat(s.create("a", "{}", 1).outcome()).isEqualTo(TaskCreated.Outcome.CREATED);
       assertThat(peer.taskSpecs(pool).delete("a").orElseThrow().deleted()).isTrue();
       assertThat(s.list()).hasSize(1);
       assertThat(s.version()).isEqualTo(2);

@@ -14,7 +14,7 @@ class RedisKeysTest {
   void companionsOfThePlainSeedKeyAreHashTaggedWithIt() {
     String table = "sys-matching-table";
     assertThat(RedisKeys.epoch(table)).isEqualTo("{sys-matching-table}:allot:epoch");
-    assertThat(RedisKeys.groupFields(table, "g1")).isEqualTo("{sys-matching-table}:allot:fields:g1");
+    assertThat(RedisKeys.poolFields(table, "g1")).isEqualTo("{sys-matching-table}:allot:fields:g1");
     assertThat(RedisKeys.owners(table)).isEqualTo("{sys-matching-table}:allot:owners");
     String leaseName = Tables.leaseName(table, "g1");
     assertThat(RedisKeys.lease(leaseName)).isEqualTo("{sys-matching-table}:allot:lease:g1");
@@ -34,7 +34,7 @@ class RedisKeysTest {
     for (String table : List.of("sys-matching-table", "allot:pool-1:distribution", "{pool}:distribution",
         "a{b}c", "{a}{b}", "x{y}}", "分配表-😀", "k", "a{", "table:with:colons")) {
       String leaseName = Tables.leaseName(table, "grp");
-      assertSameSlot(table, RedisKeys.epoch(table), RedisKeys.groupFields(table, "grp"), RedisKeys.owners(table),
+      assertSameSlot(table, RedisKeys.epoch(table), RedisKeys.poolFields(table, "grp"), RedisKeys.owners(table),
           RedisKeys.lease(leaseName), RedisKeys.token(leaseName));
       RedisKeys.checkSameSlot("test", table, RedisKeys.epoch(table), RedisKeys.lease(leaseName));
     }
@@ -66,7 +66,7 @@ class RedisKeysTest {
       assertThat(RedisKeys.members(key)).isEqualTo("{" + RedisKeys.slotTag(slot) + "}" + key + ":allot:members");
       String leaseName = Tables.leaseName(key, "g:{1}");
       assertSameSlot(key, RedisKeys.members(key), RedisKeys.ownership(key), RedisKeys.counter(key),
-          RedisKeys.guard(key), RedisKeys.holds(key), RedisKeys.epoch(key), RedisKeys.groupFields(key, "g:{1}"),
+          RedisKeys.guard(key), RedisKeys.holds(key), RedisKeys.epoch(key), RedisKeys.poolFields(key, "g:{1}"),
           RedisKeys.owners(key), RedisKeys.lease(leaseName), RedisKeys.token(leaseName));
     }
     assertThat(RedisKeys.members("a{b")).as("a '{' alone is harmless").isEqualTo("{a{b}:allot:members");

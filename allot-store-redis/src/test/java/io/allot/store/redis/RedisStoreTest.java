@@ -54,10 +54,10 @@ class RedisStoreTest extends RedisContractTest {
   }
 
   /**
-   * A publication writes only what changed since this client's previous one of the group (same lease): a field
+   * A publication writes only what changed since this client's previous one of the pool (same lease): a field
    * written meanwhile by a client that is not allot keeps that value as long as its own entry does not change, which
    * shows it was not rewritten; the changed and the dropped fields are. The seed layout stays as it was, and the
-   * group's mark is the epoch of its last publication. A new lease publishes in full again.
+   * pool's mark is the epoch of its last publication. A new lease publishes in full again.
    */
   @Test
   void aPublicationWritesOnlyTheFieldsThatChanged() {

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Notifications;
 import io.allot.store.StoreClock;
-import io.allot.store.spec.Created;
-import io.allot.store.spec.TaskFault;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpecs;
-import io.allot.store.spec.TaskSpecsContractTest;
+import io.allot.store.tasks.TaskCreated;
+import io.allot.store.tasks.TaskFault;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpecs;
+import io.allot.store.tasks.TaskSpecsContractTest;
 import io.allot.testkit.TestServers;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
@@ -106,7 +106,7 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
         assertThat(all).as("spec keys of %s vs its pool's own keys", name).doesNotContain(other);
       }
       TaskSpecs s = specs(name);
-      assertThat(s.create("a", "{\"pool\":\"" + name + "\"}", 1).outcome()).isEqualTo(Created.Outcome.CREATED);
+      assertThat(s.create("a", "{\"pool\":\"" + name + "\"}", 1).outcome()).isEqualTo(TaskCreated.Outcome.CREATED);
       assertThat(s.started("a", new TaskRun("m|1", 1, 1, 0))).isTrue();
       assertThat(s.fault("a", 1, new TaskFault(1, false, "e|r|r", 2))).isTrue();
       assertThat(raw.exists(ks)).as(name).isEqualTo(5);
@@ -116,7 +116,7 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
     }
     assertThat(SpecKeys.names(id)[0]).isEqualTo("{allot:specs:" + id + "}:specs");
     assertThat(all).as("apart from task queues of the same names")
-        .doesNotContainAnyElementsOf(names.stream().flatMap(n -> List.of(RedisTaskQueueTest.keys(n)).stream())
+        .doesNotContainAnyElementsOf(names.stream().flatMap(n -> List.of(RedisJobQueueTest.keys(n)).stream())
             .toList());
   }
 

@@ -2,8 +2,8 @@ package io.allot.store.memory;
 
 import io.allot.store.FencedException;
 import io.allot.store.Leadership;
-import io.allot.store.MemberConflictException;
 import io.allot.store.Lease;
+import io.allot.store.MemberConflictException;
 import io.allot.store.MemberMeta;
 import io.allot.store.MemberRecord;
 import io.allot.store.Membership;
@@ -59,9 +59,9 @@ public final class MemoryStore implements Store {
   /** The seed keys: values are {@code ArrayList<String>} (list) or {@code LinkedHashMap} (hash). */
   private final Map<String, Object> data = new HashMap<>();
   private final Map<String, Long> epochs = new HashMap<>();
-  /** (tableKey, group) -> the fields the group wrote last time. */
-  private final Map<GroupKey, Set<String>> groupFields = new HashMap<>();
-  /** tableKey -> field -> group that wrote it last. */
+  /** (tableKey, pool) -> the fields the pool wrote last time. */
+  private final Map<PoolKey, Set<String>> poolFields = new HashMap<>();
+  /** tableKey -> field -> pool that wrote it last. */
   private final Map<String, Map<String, String>> fieldOwners = new HashMap<>();
   private final Map<String, Held> leases = new HashMap<>();
   private final Map<String, Long> leaseTokens = new HashMap<>();
@@ -86,7 +86,7 @@ public final class MemoryStore implements Store {
   private final Notifications notifications = new MemNotifications();
   private final SeedKeys seedKeys = new MemSeedKeys();
 
-  private record GroupKey(String tableKey, String group) {}
+  private record PoolKey(String tableKey, String pool) {}
 
   private record Held(String holder, long token, long expiresAtNanos) {}
 
@@ -98,7 +98,7 @@ public final class MemoryStore implements Store {
 
   private final Safety safety;
   /** Thread-safe on its own lock (its clock reads this store's clock). */
-  private final MemoryTaskQueues taskQueues;
+  private final MemoryJobQueues taskQueues;
   /** Thread-safe on its own lock; announces through this store's listeners. */
   private final MemoryTaskSpecs taskSpecs;
 
@@ -121,7 +121,7 @@ public final class MemoryStore implements Store {
     this.originNanos = nanoClock.getAsLong();
     this.originMillis = System.currentTimeMillis();
     Objects.requireNonNull(safety, "safety");
-    this.taskQueues = new MemoryTaskQueues(
+    this.taskQueues = new MemoryJobQueues(
         () -> originMillis * 1000 + Math.floorDiv(nanoClock.getAsLong() - originNanos, 1000L), safety.clockMargin());
     this.taskSpecs = new MemoryTaskSpecs(this::now,
         (pool, name) -> listeners.dispatch(io.allot.store.Topic.taskSpecs(pool).channel(), name));
@@ -144,7 +144,7 @@ public final class MemoryStore implements Store {
         taskSpecs.clear();
         data.clear();
         epochs.clear();
-        groupFields.clear();
+        poolFields.clear();
         fieldOwners.clear();
         leases.clear();
         leaseTokens.clear();
@@ -198,13 +198,13 @@ public final class MemoryStore implements Store {
   }
 
   @Override
-  public io.allot.store.queue.TaskQueue taskQueue(String name) {
+  public io.allot.store.jobs.JobQueue jobQueue(String name) {
     checkOpen();
     return taskQueues.queue(name);
   }
 
   @Override
-  public io.allot.store.spec.TaskSpecs taskSpecs(String pool) {
+  public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     checkOpen();
     return taskSpecs.pool(pool);
   }
@@ -392,11 +392,11 @@ public final class MemoryStore implements Store {
 
   private final class MemTables implements Tables {
     @Override
-    public long publish(Lease lease, String tableKey, String group, Map<String, String> fields) {
+    public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
       Objects.requireNonNull(lease, "lease");
-      String expectedName = Tables.leaseName(tableKey, group);
+      String expectedName = Tables.leaseName(tableKey, pool);
       if (!lease.name().equals(expectedName)) {
-        throw new IllegalArgumentException("publishing group '" + group + "' into '" + tableKey
+        throw new IllegalArgumentException("publishing pool '" + pool + "' into '" + tableKey
             + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
       }
       Map<String, String> copy = new LinkedHashMap<>();
@@ -411,19 +411,19 @@ public final class MemoryStore implements Store {
           hash = new LinkedHashMap<>();
         }
         Map<String, String> owner = fieldOwners.computeIfAbsent(tableKey, k -> new HashMap<>());
-        GroupKey gk = new GroupKey(tableKey, group);
-        for (String f : groupFields.getOrDefault(gk, Set.of())) {
-          if (!copy.containsKey(f) && group.equals(owner.get(f))) {
+        PoolKey gk = new PoolKey(tableKey, pool);
+        for (String f : poolFields.getOrDefault(gk, Set.of())) {
+          if (!copy.containsKey(f) && pool.equals(owner.get(f))) {
             hash.remove(f);
             owner.remove(f);
           }
         }
         hash.putAll(copy);
-        copy.keySet().forEach(f -> owner.put(f, group));
+        copy.keySet().forEach(f -> owner.put(f, pool));
         if (copy.isEmpty()) {
-          groupFields.remove(gk);
+          poolFields.remove(gk);
         } else {
-          groupFields.put(gk, new LinkedHashSet<>(copy.keySet()));
+          poolFields.put(gk, new LinkedHashSet<>(copy.keySet()));
         }
         if (owner.isEmpty()) {
           fieldOwners.remove(tableKey);

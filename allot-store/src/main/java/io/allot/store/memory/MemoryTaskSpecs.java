@@ -1,12 +1,12 @@
 package io.allot.store.memory;
 
 import io.allot.store.Store;
-import io.allot.store.spec.Created;
-import io.allot.store.spec.SpecLimits;
-import io.allot.store.spec.TaskFault;
-import io.allot.store.spec.TaskRun;
-import io.allot.store.spec.TaskSpec;
-import io.allot.store.spec.TaskSpecs;
+import io.allot.store.tasks.TaskCreated;
+import io.allot.store.tasks.TaskFault;
+import io.allot.store.tasks.TaskLimits;
+import io.allot.store.tasks.TaskRun;
+import io.allot.store.tasks.TaskSpec;
+import io.allot.store.tasks.TaskSpecs;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -75,29 +75,29 @@ public final class MemoryTaskSpecs {
     }
 
     @Override
-    public Created create(String name, String args, int cost) {
-      SpecLimits.checkName(name);
-      SpecLimits.checkArgs(args);
-      SpecLimits.checkCost(cost);
+    public TaskCreated create(String name, String args, int cost) {
+      TaskLimits.checkName(name);
+      TaskLimits.checkArgs(args);
+      TaskLimits.checkCost(cost);
       synchronized (lock) {
         TaskSpec old = specs().get(name);
         if (old != null && !old.deleted()) {
           boolean same = old.args().equals(args) && old.cost() == cost;
-          return new Created(same ? Created.Outcome.EXISTS : Created.Outcome.CONFLICT, old);
+          return new TaskCreated(same ? TaskCreated.Outcome.EXISTS : TaskCreated.Outcome.CONFLICT, old);
         }
         long now = nowMillis.getAsLong();
         TaskSpec spec = new TaskSpec(name, args, cost, old == null ? 1 : old.revision() + 1, now, now, 0, null, null);
         specs().put(name, spec);
         changed(name);
-        return new Created(Created.Outcome.CREATED, spec);
+        return new TaskCreated(TaskCreated.Outcome.CREATED, spec);
       }
     }
 
     @Override
     public Optional<TaskSpec> update(String name, String args, int cost) {
-      SpecLimits.checkName(name);
-      SpecLimits.checkArgs(args);
-      SpecLimits.checkCost(cost);
+      TaskLimits.checkName(name);
+      TaskLimits.checkArgs(args);
+      TaskLimits.checkCost(cost);
       synchronized (lock) {
         TaskSpec old = specs().get(name);
         if (old == null || old.deleted()) {
@@ -116,7 +116,7 @@ public final class MemoryTaskSpecs {
 
     @Override
     public Optional<TaskSpec> delete(String name) {
-      SpecLimits.checkName(name);
+      TaskLimits.checkName(name);
       synchronized (lock) {
         TaskSpec old = specs().get(name);
         if (old == null || old.deleted()) {
@@ -133,7 +133,7 @@ public final class MemoryTaskSpecs {
 
     @Override
     public Optional<TaskSpec> get(String name) {
-      SpecLimits.checkName(name);
+      TaskLimits.checkName(name);
       synchronized (lock) {
         return Optional.ofNullable(specs().get(name));
       }
@@ -155,7 +155,7 @@ public final class MemoryTaskSpecs {
 
     @Override
     public boolean started(String name, TaskRun run) {
-      SpecLimits.checkName(name);
+      TaskLimits.checkName(name);
       Objects.requireNonNull(run, "run");
       synchronized (lock) {
         TaskSpec old = specs().get(name);
@@ -172,7 +172,7 @@ public final class MemoryTaskSpecs {
 
     @Override
     public boolean fault(String name, long token, TaskFault fault) {
-      SpecLimits.checkName(name);
+      TaskLimits.checkName(name);
       synchronized (lock) {
         TaskSpec old = specs().get(name);
         if (old == null || old.run() == null || old.run().token() != token) {
@@ -186,7 +186,7 @@ public final class MemoryTaskSpecs {
 
     @Override
     public boolean purge(String name, long revision) {
-      SpecLimits.checkName(name);
+      TaskLimits.checkName(name);
       synchronized (lock) {
         TaskSpec old = specs().get(name);
         if (old == null || !old.deleted() || old.revision() != revision) {

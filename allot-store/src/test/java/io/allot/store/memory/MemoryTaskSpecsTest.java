@@ -2,8 +2,8 @@ package io.allot.store.memory;
 
 import io.allot.store.Notifications;
 import io.allot.store.StoreClock;
-import io.allot.store.spec.TaskSpecs;
-import io.allot.store.spec.TaskSpecsContractTest;
+import io.allot.store.tasks.TaskSpecs;
+import io.allot.store.tasks.TaskSpecsContractTest;
 import org.junit.jupiter.api.AfterEach;
 
 /** The task-specs contract on {@link MemoryStore}. */

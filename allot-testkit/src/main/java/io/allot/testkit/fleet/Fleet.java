@@ -1,7 +1,7 @@
 package io.allot.testkit.fleet;
 
-import io.allot.testkit.Signals;
 import io.allot.testkit.Signals.Signal;
+import io.allot.testkit.Signals;
 import io.allot.testkit.overlap.EventFile;
 import io.allot.testkit.overlap.OverlapChecker;
 import java.io.IOException;
@@ -53,7 +53,7 @@ public final class Fleet implements AutoCloseable {
 
   private final Path dir;
   private final List<String> storeArgs;
-  private final String group;
+  private final String pool;
   private final String units;
   private final String table;
   private final List<String> launcher;
@@ -70,7 +70,7 @@ public final class Fleet implements AutoCloseable {
   private Fleet(Builder b) {
     this.dir = b.dir;
     this.storeArgs = b.storeArgs;
-    this.group = b.prefix + "services";
+    this.pool = b.prefix + "services";
     this.units = b.prefix + "units";
     this.table = b.prefix + "table";
     List<String> cmd = new ArrayList<>();
@@ -85,9 +85,9 @@ public final class Fleet implements AutoCloseable {
     return new Builder(dir);
   }
 
-  /** The services list (the distributor's group, the pool). */
-  public String group() {
-    return group;
+  /** The services list (the distributor's pool, the pool). */
+  public String pool() {
+    return pool;
   }
 
   /** The units list key. */
@@ -254,7 +254,7 @@ public final class Fleet implements AutoCloseable {
    * standby while the first leads.
    */
   public synchronized Process startDistributor(Placement where, String... extra) {
-    List<String> args = new ArrayList<>(List.of("server", "-services-namespaces", group, "-workunits-namespace", units,
+    List<String> args = new ArrayList<>(List.of("server", "-services-namespaces", pool, "-workunits-namespace", units,
         "-distribution-namespace", table, "-prom-port", "0"));
     args.addAll(where.storeArgs());
     args.addAll(List.of(extra));
@@ -290,7 +290,7 @@ public final class Fleet implements AutoCloseable {
     eventFiles.put(label, events);
     members.put(label, where.host() + ":" + port);
     // the member id the fleet expects: the placement's host (loopback here), whatever the SDK's default host
-    List<String> args = new ArrayList<>(List.of("worker", "--group", group, "--host", where.host(),
+    List<String> args = new ArrayList<>(List.of("worker", "--pool", pool, "--host", where.host(),
         "--port", Integer.toString(port), "--distribution-namespace", table, "--events", events.toString()));
     args.addAll(where.storeArgs());
     args.addAll(List.of(extra));

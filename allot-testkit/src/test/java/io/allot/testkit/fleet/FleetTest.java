@@ -26,7 +26,7 @@ class FleetTest {
   void startsPausesKillsAndRestartsWorkersAndKnowsWhoRunsWhat() throws InterruptedException {
     try (Fleet fleet = Fleet.builder(dir).mainClass(FakeAllot.class.getName()).prefix("t-").storeArgs("-store", "x")
         .build()) {
-      assertThat(fleet.group()).isEqualTo("t-services");
+      assertThat(fleet.pool()).isEqualTo("t-services");
       Process distributor = fleet.startDistributor();
       int port = Ports.free();
       String unit = "unit-" + port;

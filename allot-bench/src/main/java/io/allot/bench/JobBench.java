@@ -1,0 +1,668 @@
+package io.allot.bench;
+
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.SchedulerClient;
+import com.github.kagkarlsson.scheduler.SchedulerName;
+import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
+import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
+import com.github.kagkarlsson.scheduler.task.TaskInstance;
+import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
+import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.allot.jobs.JobWorker;
+import io.allot.store.Store;
+import io.allot.store.Stores;
+import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.JobQueue;
+import io.allot.store.jobs.JobStatus;
+import io.allot.store.jobs.NewJob;
+import io.allot.store.postgres.PostgresStore;
+import io.allot.store.postgres.PostgresStoreConfig;
+import io.allot.store.postgres.PostgresUrl;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code bench jobs}: job throughput of allot's {@link JobWorker} against db-scheduler on the same
+ * PostgreSQL in the same run, the same on Redis (allot only), the batched enqueue rate, the latency of one claim, and
+ * a physical reference measured on the same server (single-row autocommit UPDATEs, pgbench-style).
+ *
+ * <p>Each "process" is in-process: its own store client with its own connection pool and its own worker (allot) or
+ * its own HikariCP pool and {@link Scheduler} instance (db-scheduler), sharing only the JVM. Every system gets its own
+ * PostgreSQL schema, dropped at the end.
+ */
+@Command(
+    name = "jobs",
+    sortOptions = false,
+    description = {
+      "Jobs: allot's JobWorker vs db-scheduler on the same PostgreSQL, allot on Redis, enqueue rate, claim"
+          + " latency, and a single-row UPDATE rate on the same server as the physical reference.",
+      "N no-op jobs, P worker 'processes' (in-process, each with its own pool and worker/scheduler) of T threads;"
+          + " jobs/s from the first enqueue to the last finished."
+    })
+final class JobBench implements Callable<Integer> {
+  @Spec CommandSpec spec;
+
+  @Mixin HelpOption help;
+
+  @Option(names = "--jobs", defaultValue = "100000", description = "No-op jobs per run (N). Default ${DEFAULT-VALUE}.")
+  int jobs;
+
+  @Option(names = "--processes", defaultValue = "2",
+      description = "Worker 'processes' (in-process, own pool each). Default ${DEFAULT-VALUE}.")
+  int processes;
+
+  @Option(names = "--threads", defaultValue = "4", description = "Worker threads per process (T). Default ${DEFAULT-VALUE}.")
+  int threads;
+
+  @Option(names = "--batch", defaultValue = "16",
+      description = "allot's claim batchSize and prefetch (the README's setting for many short jobs, as db-scheduler's "
+          + "lock-and-fetch 4 x threads; 0 = the worker's defaults, = threads). Default ${DEFAULT-VALUE}.")
+  int batch;
+
+  @Option(names = "--enqueue-batch", defaultValue = "1000",
+      description = "Jobs per enqueue call (both systems). Default ${DEFAULT-VALUE}.")
+  int enqueueBatch;
+
+  @Option(names = "--poll-ms", defaultValue = "100",
+      description = "Poll interval when a claim found less than asked (allot pollInterval, db-scheduler pollingInterval)."
+          + " Default ${DEFAULT-VALUE}.")
+  int pollMillis;
+
+  @Option(names = "--postgres", paramLabel = "URI", defaultValue = "postgresql://postgres@127.0.0.1:5432/test",
+      description = "The PostgreSQL server (schemas of the bench's own are created and dropped). Default ${DEFAULT-VALUE}.")
+  String postgres;
+
+  @Option(names = "--redis", paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
+      description = "The Redis server, or 'none' to skip the Redis part. Default ${DEFAULT-VALUE}.")
+  String redis;
+
+  @Option(names = "--claims", defaultValue = "2000", description = "Claim calls timed for the latency. Default ${DEFAULT-VALUE}.")
+  int claims;
+
+  @Option(names = "--update-seconds", defaultValue = "3",
+      description = "Seconds of the single-row UPDATE reference. Default ${DEFAULT-VALUE}.")
+  int updateSeconds;
+
+  @Option(names = "--what-if-jobs", defaultValue = "20000",
+      description = "Jobs per store-level loop of the what-if section (0 skips it). Default ${DEFAULT-VALUE}.")
+  int whatIfJobs;
+
+  @Option(names = "--skip-db-scheduler", description = "Leave db-scheduler out (allot only).")
+  boolean skipDbScheduler;
+
+  @Option(names = "--quick", description = "A CI-sized run of a few seconds: 2000 jobs, 200 claims, 1 s of UPDATEs.")
+  boolean quick;
+
+  /** The run's id: part of every schema and queue name; set once in call(). */
+  private String runId;
+
+  @Override
+  public Integer call() throws Exception {
+    if (quick) {
+      jobs = Math.min(jobs, 2000);
+      claims = Math.min(claims, 200);
+      whatIfJobs = Math.min(whatIfJobs, 1000);
+      updateSeconds = 1;
+    }
+    checkOptions();
+    PrintWriter out = spec.commandLine().getOut();
+    runId = UUID.randomUUID().toString().substring(0, 8);
+    boolean withRedis = !redis.equalsIgnoreCase("none");
+    out.printf(Locale.ROOT, "queue bench: %d no-op jobs, %d processes x %d threads (in-process: each process has its"
+        + " own store client/connection pool and its own worker or scheduler), enqueue batches of %d, poll %d ms,"
+        + " %d cores%n", jobs, processes, threads, enqueueBatch, pollMillis, Runtime.getRuntime().availableProcessors());
+    out.printf(Locale.ROOT, "PostgreSQL %s; Redis %s%n", PostgresUrl.parse(postgres), withRedis ? redis : "skipped");
+    out.flush();
+
+    List<String> schemas = new ArrayList<>();
+    try {
+      // 4. the physical reference first, on an idle server
+      double updates = updateRate(schemas, out);
+
+      // 1. allot vs db-scheduler on PostgreSQL
+      String allotSchema = "qbench_" + runId + "_allot";
+      schemas.add(allotSchema);
+      Run allotPg = allotRun("allot/PostgreSQL", () -> pgStore(allotSchema), out);
+      Run dbs = null;
+      if (!skipDbScheduler) {
+        String dbsSchema = "qbench_" + runId + "_dbs";
+        schemas.add(dbsSchema);
+        dbs = dbSchedulerRun(dbsSchema, out);
+      }
+      // 2. allot on Redis
+      Run allotRedis = withRedis ? allotRun("allot/Redis", () -> Stores.open(redis), out) : null;
+
+      // 3 + 4. enqueue rate and claim latency, no workers running
+      Figures pgFigures = enqueueAndClaim("PostgreSQL", () -> pgStore(allotSchema), out);
+      Figures redisFigures = withRedis ? enqueueAndClaim("Redis", () -> Stores.open(redis), out) : null;
+
+      List<String> whatIf = whatIfJobs > 0 ? whatIf(allotSchema, withRedis, out) : List.of();
+
+      out.println();
+      out.println("summary");
+      out.printf(Locale.ROOT, "  reference: single-row autocommit UPDATE, 4 threads: %,.0f /s%n", updates);
+      out.printf(Locale.ROOT, "  allot/PostgreSQL end to end: %,.0f jobs/s (%.2f statements/job; %.1f%% of the"
+          + " UPDATE rate)%n", allotPg.rate(), allotPg.statementsPerJob(), 100 * allotPg.rate() / updates);
+      if (dbs != null) {
+        out.printf(Locale.ROOT, "  db-scheduler end to end: %,.0f jobs/s%n", dbs.rate());
+        out.printf(Locale.ROOT, "  ratio allot/db-scheduler: %.2f (goal >= 2.00: %s)%n", allotPg.rate() / dbs.rate(),
+            allotPg.rate() >= 2 * dbs.rate() ? "met" : "NOT met");
+      }
+      if (allotRedis != null) {
+        out.printf(Locale.ROOT, "  allot/Redis end to end: %,.0f jobs/s (goal >= 25,000: %s)%n", allotRedis.rate(),
+            allotRedis.rate() >= 25_000 ? "met" : "NOT met");
+      }
+      whatIf.forEach(line -> out.println("  what-if " + line));
+      summary(out, pgFigures);
+      if (redisFigures != null) {
+        summary(out, redisFigures);
+      }
+      out.flush();
+      return 0;
+    } finally {
+      dropSchemas(schemas);
+    }
+  }
+
+  private void summary(PrintWriter out, Figures f) {
+    out.printf(Locale.ROOT, "  %s enqueue, batches of %d: %,.0f jobs/s (goal >= 50,000: %s); claim of 1 p50 %.3f"
+            + " ms p99 %.3f ms; finish p50 %.3f ms p99 %.3f ms%n", f.store, enqueueBatch, f.enqueueRate,
+        f.enqueueRate >= 50_000 ? "met" : "NOT met", f.claimP50, f.claimP99, f.finishP50, f.finishP99);
+  }
+
+  private void checkOptions() {
+    positive("--jobs", jobs);
+    positive("--processes", processes);
+    positive("--threads", threads);
+    positive("--claims", claims);
+    if (whatIfJobs < 0) {
+      throw new ParameterException(spec.commandLine(), "--what-if-jobs must be >= 0 but was " + whatIfJobs);
+    }
+    positive("--update-seconds", updateSeconds);
+    positive("--poll-ms", pollMillis);
+    if (enqueueBatch < 1 || enqueueBatch > 10_000) {
+      throw new ParameterException(spec.commandLine(), "--enqueue-batch must be in [1, 10000] but was " + enqueueBatch);
+    }
+    if (batch < 0 || batch > 10_000) {
+      throw new ParameterException(spec.commandLine(), "--batch must be in [0, 10000] but was " + batch);
+    }
+  }
+
+  private void positive(String name, int v) {
+    if (v < 1) {
+      throw new ParameterException(spec.commandLine(), name + " must be at least 1 but was " + v);
+    }
+  }
+
+  // ---------------------------------------------------------------- allot end to end
+
+  /** One end-to-end run's figures. */
+  record Run(String name, long jobs, double enqueueSeconds, double totalSeconds, double statementsPerJob) {
+    double rate() {
+      return jobs / totalSeconds;
+    }
+  }
+
+  private PostgresStore pgStore(String schema) {
+    // pool: the worker's dispatcher, its T handlers and its lock extender may each hold a connection at once
+    return PostgresStore.connect(PostgresStoreConfig.builder(postgres).schema(schema).maxPoolSize(threads + 2).build());
+  }
+
+  private Run allotRun(String name, StoreFactory stores, PrintWriter out) throws Exception {
+    String queueName = "qbench-" + runId + "-e2e";
+    CountDownLatch done = new CountDownLatch(jobs);
+    AtomicLong rejected = new AtomicLong();
+    List<Store> opened = new ArrayList<>();
+    List<JobWorker> workers = new ArrayList<>();
+    List<CountingQueue> counted = new ArrayList<>();
+    try {
+      Store producerStore = stores.open();
+      opened.add(producerStore);
+      JobQueue producer = producerStore.jobQueue(queueName);
+      for (int p = 0; p < processes; p++) {
+        Store s = stores.open();
+        opened.add(s);
+        CountingQueue q = new CountingQueue(s.jobQueue(queueName));
+        counted.add(q);
+        JobWorker.Builder b = JobWorker.builder(q, job -> { })
+            .workerId("qbench-" + runId + "-p" + p)
+            .concurrency(threads)
+            .pollInterval(Duration.ofMillis(pollMillis))
+            .listener((job, outcome, error) -> {
+              if (outcome == JobOutcome.FINISHED) {
+                done.countDown();
+              } else {
+                rejected.incrementAndGet();
+              }
+            });
+        if (batch > 0) {
+          b.batchSize(batch).prefetch(batch);
+        }
+        workers.add(b.build().start());
+      }
+      long t0 = System.nanoTime();
+      for (int from = 0; from < jobs; from += enqueueBatch) {
+        List<NewJob> chunk = new ArrayList<>(enqueueBatch);
+        for (int i = from; i < Math.min(jobs, from + enqueueBatch); i++) {
+          chunk.add(NewJob.of("t" + i));
+        }
+        producer.enqueue(chunk);
+      }
+      long enqueued = System.nanoTime();
+      if (!done.await(timeoutSeconds(), TimeUnit.SECONDS)) {
+        throw new IllegalStateException(name + ": only " + (jobs - done.getCount()) + " of " + jobs
+            + " jobs finished in " + timeoutSeconds() + " s");
+      }
+      long t1 = System.nanoTime();
+      long finishedInStore = producer.stats(0).count(JobStatus.FINISHED);
+      CountingQueue.Totals sum = CountingQueue.sum(counted);
+      Run run = new Run(name, jobs, (enqueued - t0) / 1e9, (t1 - t0) / 1e9,
+          (double) (sum.claimCalls() + sum.finishCalls() + sum.extendCalls()) / jobs);
+      out.println();
+      out.printf(Locale.ROOT, "%s: %,d jobs in %.2f s = %,.0f jobs/s end to end (enqueue of all took %.2f s,"
+              + " concurrent with the workers); %,d finished in the store, %d completions refused%n", name, jobs,
+          run.totalSeconds(), run.rate(), run.enqueueSeconds(), finishedInStore, rejected.get());
+      out.printf(Locale.ROOT, "  worker settings: concurrency %d, batchSize %s, pollInterval %d ms, lockTtl 30 s,"
+          + " pool %d connections per process%n", threads, batch > 0 ? String.valueOf(batch) : "default (= " + threads
+          + ")", pollMillis, threads + 2);
+      out.printf(Locale.ROOT, "  store calls: %,d claims (%,d empty) of %.2f jobs on average, %.3f ms mean; %,d"
+              + " finish/finishAll calls of %.2f jobs on average, %.3f ms mean; %,d extends; %.2f store calls per"
+              + " job%n", sum.claimCalls(),
+          sum.emptyClaims(), sum.claimed() / (double) Math.max(1, sum.claimCalls() - sum.emptyClaims()),
+          sum.claimNanos() / 1e6 / Math.max(1, sum.claimCalls()), sum.finishCalls(),
+          sum.finishedJobs() / (double) Math.max(1, sum.finishCalls()),
+          sum.finishNanos() / 1e6 / Math.max(1, sum.finishCalls()), sum.extendCalls(), run.statementsPerJob());
+      out.printf(Locale.ROOT, "  where the time went: the dispatchers spent %.0f%% of the run in claim calls, the"
+          + " finish calls took %.0f%% of the run (summed over the processes' finish calls)%n",
+          100 * sum.claimNanos() / 1e9 / (processes * run.totalSeconds()),
+          100 * sum.finishNanos() / 1e9 / (processes * run.totalSeconds()));
+      out.flush();
+      return run;
+    } finally {
+      workers.forEach(JobWorker::close);
+      for (Store s : opened) {
+        try (Store c = s) {
+          if (c == opened.get(0)) {
+            purge(c.jobQueue(queueName));
+          }
+        }
+      }
+    }
+  }
+
+  private long timeoutSeconds() {
+    return Math.max(120, jobs / 200L);
+  }
+
+  /** Deletes the finished and ignored jobs of a queue (how the bench leaves Redis as it found it). */
+  private static void purge(JobQueue q) {
+    while (q.purge(Duration.ZERO, 10_000) > 0) {
+      // until none is left
+    }
+  }
+
+  // ---------------------------------------------------------------- db-scheduler end to end
+
+  private Run dbSchedulerRun(String schema, PrintWriter out) throws Exception {
+    String table = schema + ".scheduled_tasks";
+    try (Connection c = jdbc(); Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA " + schema);
+      // db-scheduler's table as its repository gives it (db-scheduler/src/test/resources/postgresql_tables.sql)
+      st.execute("CREATE TABLE " + table + " (task_name text NOT NULL, task_instance text NOT NULL, task_data bytea,"
+          + " execution_time timestamp with time zone NOT NULL, picked boolean NOT NULL, picked_by text,"
+          + " last_success timestamp with time zone, last_failure timestamp with time zone, consecutive_failures int,"
+          + " last_heartbeat timestamp with time zone, version bigint NOT NULL, priority smallint,"
+          + " PRIMARY KEY (task_name, task_instance))");
+      st.execute("CREATE INDEX execution_time_idx ON " + table + " (execution_time)");
+      st.execute("CREATE INDEX last_heartbeat_idx ON " + table + " (last_heartbeat)");
+      st.execute("CREATE INDEX priority_execution_time_idx ON " + table + " (priority DESC, execution_time ASC)");
+    }
+    CountDownLatch done = new CountDownLatch(jobs);
+    AtomicLong failures = new AtomicLong();
+    OneTimeTask<Void> noop = Tasks.oneTime("noop").execute((instance, ctx) -> { });
+    List<HikariDataSource> pools = new ArrayList<>();
+    List<Scheduler> schedulers = new ArrayList<>();
+    double lower = 1.0;
+    double upper = 4.0;
+    try {
+      HikariDataSource producerPool = pool("qbench-dbs-producer");
+      pools.add(producerPool);
+      SchedulerClient client = SchedulerClient.Builder.create(producerPool, noop).tableName(table).build();
+      for (int p = 0; p < processes; p++) {
+        HikariDataSource ds = pool("qbench-dbs-p" + p);
+        pools.add(ds);
+        Scheduler s = Scheduler.create(ds, noop)
+            .tableName(table)
+            .schedulerName(new SchedulerName.Fixed("qbench-" + runId + "-p" + p))
+            .threads(threads)
+            .pollingInterval(Duration.ofMillis(pollMillis))
+            .pollUsingLockAndFetch(lower, upper)
+            .shutdownMaxWait(Duration.ofSeconds(5))
+            .addSchedulerListener(new AbstractSchedulerListener() {
+              @Override
+              public void onExecutionComplete(ExecutionComplete complete) {
+                if (complete.getResult() == ExecutionComplete.Result.OK) {
+                  done.countDown();
+                } else {
+                  failures.incrementAndGet();
+                }
+              }
+            })
+            .build();
+        schedulers.add(s);
+        s.start();
+      }
+      long t0 = System.nanoTime();
+      Instant now = Instant.now();
+      for (int from = 0; from < jobs; from += enqueueBatch) {
+        List<TaskInstance<?>> chunk = new ArrayList<>(enqueueBatch);
+        for (int i = from; i < Math.min(jobs, from + enqueueBatch); i++) {
+          chunk.add(noop.instance("t" + i));
+        }
+        client.scheduleBatch(chunk, now);
+      }
+      long enqueued = System.nanoTime();
+      if (!done.await(timeoutSeconds(), TimeUnit.SECONDS)) {
+        throw new IllegalStateException("db-scheduler: only " + (jobs - done.getCount()) + " of " + jobs
+            + " jobs finished in " + timeoutSeconds() + " s");
+      }
+      long t1 = System.nanoTime();
+      long left;
+      try (Connection c = jdbc(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
+        rs.next();
+        left = rs.getLong(1);
+      }
+      // per job: its share of one lock-and-fetch statement (up to upper * threads jobs) and one DELETE
+      Run run = new Run("db-scheduler", jobs, (enqueued - t0) / 1e9, (t1 - t0) / 1e9, Double.NaN);
+      out.println();
+      out.printf(Locale.ROOT, "db-scheduler 16.7.1: %,d jobs in %.2f s = %,.0f jobs/s end to end (scheduleBatch of"
+              + " all took %.2f s, concurrent with the schedulers); %d rows left in its table, %d failures%n", jobs,
+          run.totalSeconds(), run.rate(), run.enqueueSeconds(), left, failures.get());
+      out.printf(Locale.ROOT, "  scheduler settings (its README's high-throughput advice): pollUsingLockAndFetch(%.1f,"
+              + " %.1f) (select for update skip locked, fetches up to %d per poll), threads %d, pollingInterval %d ms,"
+              + " OneTimeTask (row deleted on completion), HikariCP pool %d per process, table and indexes of its"
+              + " postgresql_tables.sql%n", lower, upper, (int) (upper * threads), threads, pollMillis, threads + 2);
+      out.flush();
+      return run;
+    } finally {
+      for (Scheduler s : schedulers) {
+        s.stop();
+      }
+      pools.forEach(HikariDataSource::close);
+    }
+  }
+
+  private HikariDataSource pool(String name) {
+    PostgresUrl url = PostgresUrl.parse(postgres);
+    HikariConfig hc = new HikariConfig();
+    hc.setJdbcUrl(url.jdbcUrl());
+    hc.setDataSourceProperties(url.properties());
+    hc.setMaximumPoolSize(threads + 2);
+    hc.setPoolName(name);
+    return new HikariDataSource(hc);
+  }
+
+  private Connection jdbc() throws SQLException {
+    PostgresUrl url = PostgresUrl.parse(postgres);
+    Connection c = DriverManager.getConnection(url.jdbcUrl(), url.properties());
+    c.setAutoCommit(true);
+    return c;
+  }
+
+  private void dropSchemas(List<String> schemas) {
+    if (schemas.isEmpty()) {
+      return;
+    }
+    try (Connection c = jdbc(); Statement st = c.createStatement()) {
+      for (String s : schemas) {
+        st.execute("DROP SCHEMA IF EXISTS " + s + " CASCADE");
+      }
+    } catch (SQLException e) {
+      spec.commandLine().getErr().println("could not drop the bench's schemas " + schemas + ": " + e.getMessage());
+    }
+  }
+
+  // ---------------------------------------------------------------- enqueue rate and claim latency
+
+  record Figures(String store, double enqueueRate, double claimP50, double claimP99, double finishP50,
+      double finishP99) {}
+
+  private Figures enqueueAndClaim(String storeName, StoreFactory stores, PrintWriter out) throws Exception {
+    String queueName = "qbench-" + runId + "-enqueue";
+    try (Store store = stores.open()) {
+      JobQueue q = store.jobQueue(queueName);
+      try {
+        long t0 = System.nanoTime();
+        for (int from = 0; from < jobs; from += enqueueBatch) {
+          List<NewJob> chunk = new ArrayList<>(enqueueBatch);
+          for (int i = from; i < Math.min(jobs, from + enqueueBatch); i++) {
+            chunk.add(NewJob.of("t" + i));
+          }
+          q.enqueue(chunk);
+        }
+        double enqueueRate = jobs / ((System.nanoTime() - t0) / 1e9);
+        int n = Math.min(claims, jobs);
+        long[] claimNanos = new long[n];
+        long[] finishNanos = new long[n];
+        for (int i = 0; i < n; i++) {
+          long a = System.nanoTime();
+          List<ClaimedJob> got = q.claim("qbench-latency", 1, Duration.ofSeconds(30));
+          long b = System.nanoTime();
+          if (got.size() != 1) {
+            throw new IllegalStateException(storeName + ": claim " + i + " got " + got.size() + " jobs");
+          }
+          q.finish(got.get(0).key(), got.get(0).token());
+          claimNanos[i] = b - a;
+          finishNanos[i] = System.nanoTime() - b;
+        }
+        Figures f = new Figures(storeName, enqueueRate, pct(claimNanos, 0.5), pct(claimNanos, 0.99),
+            pct(finishNanos, 0.5), pct(finishNanos, 0.99));
+        out.println();
+        out.printf(Locale.ROOT, "%s enqueue: %,d jobs in batches of %d, one thread, no worker running: %,.0f"
+            + " jobs/s%n", storeName, jobs, enqueueBatch, enqueueRate);
+        out.printf(Locale.ROOT, "%s claim latency (claim of 1 from a queue of %,d runnable, one thread, %d calls):"
+                + " p50 %.3f ms, p99 %.3f ms; the finish after it: p50 %.3f ms, p99 %.3f ms%n", storeName, jobs, n,
+            f.claimP50(), f.claimP99(), f.finishP50(), f.finishP99());
+        out.flush();
+        return f;
+      } finally {
+        // leave the store as found: ignore what is left, then purge everything
+        List<String> keys = new ArrayList<>(10_000);
+        for (int i = 0; i < jobs; i++) {
+          keys.add("t" + i);
+          if (keys.size() == 10_000 || i == jobs - 1) {
+            q.ignore(keys);
+            keys.clear();
+          }
+        }
+        purge(q);
+      }
+    }
+  }
+
+  private static double pct(long[] nanos, double p) {
+    long[] s = nanos.clone();
+    Arrays.sort(s);
+    int i = (int) Math.min(s.length - 1, Math.ceil(p * s.length) - 1);
+    return s[Math.max(0, i)] / 1e6;
+  }
+
+  // ---------------------------------------------------------------- the physical reference
+
+  /** pgbench-style: 4 threads, each on its own connection in autocommit, UPDATE one random row of 1,000. */
+  private double updateRate(List<String> schemas, PrintWriter out) throws Exception {
+    String schema = "qbench_" + runId + "_ref";
+    schemas.add(schema);
+    int rows = 1000;
+    int n = 4;
+    try (Connection c = jdbc(); Statement st = c.createStatement()) {
+      st.execute("CREATE SCHEMA " + schema);
+      st.execute("CREATE TABLE " + schema + ".accounts (id int PRIMARY KEY, balance bigint NOT NULL)");
+      st.execute("INSERT INTO " + schema + ".accounts SELECT g, 0 FROM generate_series(1, " + rows + ") g");
+    }
+    AtomicLong count = new AtomicLong();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(updateSeconds);
+    List<Thread> ts = new ArrayList<>();
+    List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      Thread t = new Thread(() -> {
+        try (Connection c = jdbc();
+            PreparedStatement ps = c.prepareStatement("UPDATE " + schema
+                + ".accounts SET balance = balance + 1 WHERE id = ?")) {
+          while (System.nanoTime() < end) {
+            ps.setInt(1, 1 + ThreadLocalRandom.current().nextInt(rows));
+            ps.executeUpdate();
+            count.incrementAndGet();
+          }
+        } catch (Throwable e) {
+          errors.add(e);
+        }
+      }, "qbench-update-" + i);
+      t.start();
+      ts.add(t);
+    }
+    for (Thread t : ts) {
+      t.join();
+    }
+    if (!errors.isEmpty()) {
+      throw new IllegalStateException("UPDATE reference failed", errors.get(0));
+    }
+    double rate = count.get() / ((System.nanoTime() - t0) / 1e9);
+    out.println();
+    out.printf(Locale.ROOT, "reference: single-row UPDATE of a random row of %,d, autocommit, %d threads on their own"
+        + " connections, %d s: %,.0f updates/s (each a commit: the server's transaction rate for one-row writes)%n",
+        rows, n, updateSeconds, rate);
+    out.flush();
+    return rate;
+  }
+
+  // ---------------------------------------------------------------- what-if: store-level loops
+
+  /**
+   * What bigger claims and a batched finish give, without the worker: P x T threads (each "process" with its own
+   * store client) loop claim(b), then finish each job, or all b in one {@link JobQueue#finishAll} call.
+   */
+  private List<String> whatIf(String schema, boolean withRedis, PrintWriter out) throws Exception {
+    List<String> lines = new ArrayList<>();
+    out.println();
+    out.printf(Locale.ROOT, "what-if (no worker: %d threads loop claim(b) then finish; %,d jobs each):%n",
+        processes * threads, whatIfJobs);
+    int[][] cases = {{threads, 0}, {4 * threads, 0}, {4 * threads, 1}, {64, 1}};
+    List<String> storeNames = withRedis ? List.of("PostgreSQL", "Redis") : List.of("PostgreSQL");
+    for (String storeName : storeNames) {
+      StoreFactory stores = storeName.equals("Redis") ? () -> Stores.open(redis) : () -> pgStore(schema);
+      for (int[] c : cases) {
+        double rate = storeLoop(stores, c[0], c[1] == 1);
+        String line = String.format(Locale.ROOT, "%s claim(%d) + %s: %,.0f jobs/s (%.2f store calls/job)",
+            storeName, c[0], c[1] == 1 ? "one finishAll per claim" : "one finish per job", rate,
+            c[1] == 1 ? 2.0 / c[0] : 1 + 1.0 / c[0]);
+        out.println("  " + line);
+        out.flush();
+        lines.add(line);
+      }
+    }
+    return lines;
+  }
+
+  private double storeLoop(StoreFactory stores, int claimBatch, boolean batchedFinish) throws Exception {
+    String queueName = "qbench-" + runId + "-whatif-" + claimBatch + (batchedFinish ? "b" : "");
+    List<Store> opened = new ArrayList<>();
+    try {
+      for (int p = 0; p < processes; p++) {
+        opened.add(stores.open());
+      }
+      JobQueue producer = opened.get(0).jobQueue(queueName);
+      for (int from = 0; from < whatIfJobs; from += enqueueBatch) {
+        List<NewJob> chunk = new ArrayList<>(enqueueBatch);
+        for (int i = from; i < Math.min(whatIfJobs, from + enqueueBatch); i++) {
+          chunk.add(NewJob.of("t" + i));
+        }
+        producer.enqueue(chunk);
+      }
+      AtomicLong finished = new AtomicLong();
+      List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
+      List<Thread> ts = new ArrayList<>();
+      long t0 = System.nanoTime();
+      for (int p = 0; p < processes; p++) {
+        JobQueue q = opened.get(p).jobQueue(queueName);
+        for (int i = 0; i < threads; i++) {
+          String worker = "qbench-whatif-p" + p + "-" + i;
+          Thread t = new Thread(() -> {
+            try {
+              while (true) {
+                List<ClaimedJob> got = q.claim(worker, claimBatch, Duration.ofSeconds(30));
+                if (got.isEmpty()) {
+                  return;
+                }
+                if (batchedFinish) {
+                  java.util.Map<String, Long> tokens = new java.util.LinkedHashMap<>();
+                  got.forEach(job -> tokens.put(job.key(), job.token()));
+                  finished.addAndGet(q.finishAll(tokens).values().stream()
+                      .filter(o -> o == JobOutcome.FINISHED).count());
+                } else {
+                  for (ClaimedJob job : got) {
+                    if (q.finish(job.key(), job.token()) == JobOutcome.FINISHED) {
+                      finished.incrementAndGet();
+                    }
+                  }
+                }
+              }
+            } catch (Throwable e) {
+              errors.add(e);
+            }
+          }, worker);
+          t.start();
+          ts.add(t);
+        }
+      }
+      for (Thread t : ts) {
+        t.join();
+      }
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      if (!errors.isEmpty()) {
+        throw new IllegalStateException("what-if loop failed", errors.get(0));
+      }
+      if (finished.get() != whatIfJobs) {
+        throw new IllegalStateException("what-if loop finished " + finished.get() + " of " + whatIfJobs);
+      }
+      purge(producer);
+      return whatIfJobs / seconds;
+    } finally {
+      opened.forEach(Store::close);
+    }
+  }
+
+  /** Opens one store client (its own connections). */
+  @FunctionalInterface
+  private interface StoreFactory {
+    Store open();
+  }
+}

@@ -1,0 +1,46 @@
+package io.allot.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.allot.testkit.TestServers;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code bench jobs} in CI form: 500 jobs through allot and db-scheduler on PostgreSQL and through allot on Redis
+ * (local servers, else throwaway ones). Only the shape of the report and that every job finished are asserted; the
+ * rates are the benchmark's to print, not a test's to judge.
+ */
+class JobBenchTest {
+
+  private record Run(int code, String out, String err) {}
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
+    return new Run(code, out.toString(), err.toString());
+  }
+
+  @Test
+  void aTinyRunFinishesEveryJobOnBothSystemsAndBothStores() {
+    Run r = run("jobs", "--quick", "--jobs", "500", "--claims", "50", "--postgres", TestServers.postgresUri(),
+        "--redis", TestServers.redisUri());
+    assertThat(r.code()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("reference: single-row UPDATE",
+        "allot/PostgreSQL: 500 jobs", "500 finished in the store, 0 completions refused",
+        "db-scheduler 16.7.1: 500 jobs", "0 rows left in its table, 0 failures",
+        "allot/Redis: 500 jobs", "PostgreSQL claim latency", "Redis claim latency", "ratio allot/db-scheduler");
+  }
+
+  @Test
+  void badOptionsAreNamed() {
+    Run r = run("jobs", "--jobs", "0");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).startsWith("--jobs must be at least 1 but was 0");
+    Run s = run("jobs", "--enqueue-batch", "20000");
+    assertThat(s.code()).isEqualTo(2);
+    assertThat(s.err()).startsWith("--enqueue-batch must be in [1, 10000]");
+  }
+}

@@ -1,0 +1,503 @@
+package io.allot.cli;
+
+import io.allot.jobs.JobWorker;
+import io.allot.server.config.GoDuration;
+import io.allot.store.Store;
+import io.allot.store.jobs.Job;
+import io.allot.store.jobs.JobLimits;
+import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.JobQueue;
+import io.allot.store.jobs.JobStatus;
+import io.allot.store.jobs.NewJob;
+import io.allot.store.jobs.QueueStats;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code allot job ...}: jobs (finite queued work) from the command line. */
+@Command(
+    name = "job",
+    description = {
+      "Jobs (finite queued work): enqueue, inspect, retry or ignore jobs of a queue, or run a reference worker (which claims from",
+      "the store), or a dispatcher that pushes jobs over gRPC to endpoints that cannot reach the store.",
+      "Statuses (stored codes): todo 0, failed 20, processing 30, finished 50, ignored 70."
+    },
+    subcommands = {JobCommand.Enqueue.class, JobCommand.Stats.class, JobCommand.Retry.class,
+        JobCommand.Ignore.class, JobCommand.Worker.class, JobCommand.Dispatcher.class,
+        JobCommand.Endpoint.class})
+final class JobCommand implements Runnable {
+  @Spec CommandSpec spec;
+
+  @Override
+  public void run() {
+    spec.commandLine().usage(spec.commandLine().getErr());
+    throw new BadInputException("job: name a subcommand: enqueue, stats, retry, ignore, worker, dispatcher, endpoint");
+  }
+
+  /** The options every queue subcommand takes. */
+  static final class QueueOptions {
+    @Mixin StoreOptions store;
+
+    @Option(names = {"-queue", "--queue"}, paramLabel = "NAME", required = true, description = "The queue.")
+    String queue;
+
+    /** Opens the store and the queue; a bad queue name is bad input. */
+    JobQueue open(Store s) {
+      try {
+        return s.jobQueue(queue);
+      } catch (IllegalArgumentException e) {
+        s.close();
+        throw new BadInputException("--queue: " + e.getMessage());
+      }
+    }
+  }
+
+  @Command(name = "enqueue", description = {
+      "Adds jobs from FILE (or standard input): one per line, 'key' or 'key<TAB>data'.",
+      "Keys already in the queue are left as they are (enqueue is idempotent). The whole input is checked before",
+      "anything is written: a bad line is reported with its number and nothing is enqueued."})
+  static final class Enqueue implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin QueueOptions q;
+
+    @Option(names = {"-file", "--file"}, paramLabel = "FILE", description = "Read jobs from FILE, not stdin.")
+    Path file;
+
+    @Option(names = "--max-attempts", defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
+    int maxAttempts;
+
+    @Option(names = "--priority", defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
+    int priority;
+
+    @Option(names = "--delay", defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
+    String delay;
+
+    @Override
+    public Integer call() throws IOException {
+      Duration d = GoDuration.parse(delay, "--delay");
+      List<NewJob> jobs;
+      try (InputStream in = file == null ? System.in : Files.newInputStream(file)) {
+        jobs = parse(file == null ? "stdin" : file.toString(), in.readAllBytes(), maxAttempts, priority, d);
+      }
+      try (Store s = q.store.open("allot-jobs-enqueue", spec.commandLine().getErr())) {
+        JobQueue queue = q.open(s);
+        int added = 0;
+        for (int i = 0; i < jobs.size(); i += 1000) {
+          added += queue.enqueue(jobs.subList(i, Math.min(jobs.size(), i + 1000)));
+        }
+        spec.commandLine().getOut().printf("enqueued %d of %d jobs into queue %s (%d already there)%n", added,
+            jobs.size(), queue.name(), jobs.size() - added);
+      }
+      return 0;
+    }
+
+    /** Every line checked first; the first bad one is reported with its number. */
+    static List<NewJob> parse(String source, byte[] bytes, int maxAttempts, int priority, Duration delay) {
+      String text;
+      CharsetDecoder dec = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+          .onUnmappableCharacter(CodingErrorAction.REPORT);
+      try {
+        text = dec.decode(ByteBuffer.wrap(bytes)).toString();
+      } catch (CharacterCodingException e) {
+        throw new BadInputException(source + ": not valid UTF-8 (" + e.getMessage() + "); nothing enqueued");
+      }
+      List<NewJob> out = new ArrayList<>();
+      Map<String, Integer> lineOf = new HashMap<>();
+      String[] lines = text.split("\r?\n", -1);
+      for (int i = 0; i < lines.length; i++) {
+        String line = lines[i];
+        if (line.isEmpty() && i == lines.length - 1) {
+          break; // the newline at the end of the last line
+        }
+        int tab = line.indexOf('\t');
+        String key = tab < 0 ? line : line.substring(0, tab);
+        String data = tab < 0 ? "" : line.substring(tab + 1);
+        try {
+          NewJob t = new NewJob(key, data, delay, priority, maxAttempts);
+          Integer first = lineOf.putIfAbsent(key, i + 1);
+          if (first != null) {
+            throw new IllegalArgumentException("job key '" + key + "' is also on line " + first);
+          }
+          out.add(t);
+        } catch (IllegalArgumentException e) {
+          throw new BadInputException(source + " line " + (i + 1) + ": " + e.getMessage() + "; nothing enqueued");
+        }
+      }
+      return out;
+    }
+  }
+
+  @Command(name = "stats", description = "Counts per status, the oldest todo, the rate limit and recent failures.")
+  static final class Stats implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin QueueOptions q;
+
+    @Option(names = "--failures", defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
+    int failures;
+
+    @Override
+    public Integer call() {
+      if (failures < 0) {
+        throw new BadInputException("--failures must be >= 0 but was " + failures);
+      }
+      try (Store s = q.store.open("allot-jobs-stats", spec.commandLine().getErr())) {
+        JobQueue queue = q.open(s);
+        QueueStats st = queue.stats(failures);
+        long now = s.clock().timeMillis();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf("queue %s on %s%n", queue.name(), s.describe());
+        for (JobStatus status : JobStatus.values()) {
+          out.printf("  %-10s (%2d) %10d%n", status.name().toLowerCase(), status.code(), st.count(status));
+        }
+        out.printf("  %-15s %10d%n", "total", st.total());
+        out.printf("oldest todo: %s%n", st.oldestTodoMillis().isPresent()
+            ? Instant.ofEpochMilli(st.oldestTodoMillis().getAsLong()) + " (" + Math.max(0,
+                now - st.oldestTodoMillis().getAsLong()) + " ms ago)" : "none");
+        out.printf("rate limit: %s%n", st.ratePerSecond() > 0 ? st.ratePerSecond() + " jobs/s" : "none");
+        if (!st.failures().isEmpty()) {
+          out.println("recent failures:");
+          for (Job t : st.failures()) {
+            out.printf("  %s  %s  attempts %d/%d  %s%n", Instant.ofEpochMilli(t.updatedAtMillis()),
+                t.status().name().toLowerCase(), t.attempts(), t.maxAttempts(), t.key());
+            out.printf("      %s%n", t.lastError().replace("\n", "\n      "));
+          }
+        }
+      }
+      return 0;
+    }
+  }
+
+  /** retry and ignore: keys by hand. */
+  abstract static class ByHand implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin QueueOptions q;
+
+    @Parameters(paramLabel = "KEY", arity = "1..*", description = "Job keys.")
+    List<String> keys;
+
+    abstract int apply(JobQueue queue, List<String> keys);
+
+    abstract String verb();
+
+    @Override
+    public Integer call() {
+      for (String k : keys) {
+        try {
+          JobLimits.checkKey(k);
+        } catch (IllegalArgumentException e) {
+          throw new BadInputException(e.getMessage() + "; nothing changed");
+        }
+      }
+      try (Store s = q.store.open("allot-jobs-" + verb(), spec.commandLine().getErr())) {
+        JobQueue queue = q.open(s);
+        int n = apply(queue, keys);
+        spec.commandLine().getOut().printf("%s %d of %d jobs in queue %s%n", verb().equals("retry") ? "retried"
+            : "ignored", n, keys.size(), queue.name());
+        return n == keys.size() ? 0 : 1;
+      }
+    }
+  }
+
+  @Command(name = "retry", description = "Sends jobs back to todo, due now, attempts reset. Exit 1 if a key is missing.")
+  static final class Retry extends ByHand {
+    @Override
+    int apply(JobQueue queue, List<String> keys) {
+      return queue.retry(keys);
+    }
+
+    @Override
+    String verb() {
+      return "retry";
+    }
+  }
+
+  @Command(name = "ignore", description = "Marks jobs ignored (70). Exit 1 if a key is missing.")
+  static final class Ignore extends ByHand {
+    @Override
+    int apply(JobQueue queue, List<String> keys) {
+      return queue.ignore(keys);
+    }
+
+    @Override
+    String verb() {
+      return "ignore";
+    }
+  }
+
+  @Command(name = "worker", description = {
+      "A reference worker: runs each job (sleeps --work-ms; fails with --fail-rate, or as its data says:",
+      "'fail-once' fails the first attempt, 'fail-always' every attempt) and prints one line per attempt end,",
+      "written only after the store answered:",
+      "  <epoch-ms> done <key> <token> | failed <key> <token> | ignored <key> <token> | rejected <key> <token>",
+      "Runs until SIGTERM or 'quit' on standard input; then drains (running jobs finish)."})
+  static final class Worker implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin QueueOptions q;
+
+    @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
+    Path events;
+
+    @Option(names = "--work-ms", defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
+    int workMs;
+
+    @Option(names = "--fail-rate", defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
+    double failRate;
+
+    @Option(names = "--concurrency", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    int concurrency;
+
+    @Option(names = "--batch", defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
+    int batch;
+
+    @Option(names = "--lock-ttl", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    String lockTtl;
+
+    @Option(names = "--poll-interval", defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
+    String pollInterval;
+
+    @Option(names = "--backoff", defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
+    String backoff;
+
+    @Option(names = "--rate-limit", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start.")
+    double rateLimit;
+
+    @Override
+    public Integer call() throws Exception {
+      if (workMs < 0) {
+        throw new BadInputException("--work-ms must be >= 0 but was " + workMs);
+      }
+      if (!(failRate >= 0 && failRate <= 1)) {
+        throw new BadInputException("--fail-rate must be in [0, 1] but was " + failRate);
+      }
+      Duration ttl = GoDuration.parsePositive(lockTtl, "--lock-ttl");
+      Duration poll = GoDuration.parsePositive(pollInterval, "--poll-interval");
+      Duration firstWait = GoDuration.parse(backoff, "--backoff");
+      WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
+      if (StoreOptions.isMemory(q.store.uri("allot-jobs-worker"))) {
+        throw new BadInputException("-store memory: a worker's queue must be shared; use redis://... or postgresql://...");
+      }
+      Store s = q.store.open("allot-jobs-worker", spec.commandLine().getErr());
+      JobQueue queue = q.open(s);
+      JobWorker.Builder b;
+      try {
+        b = JobWorker.builder(queue, t -> referenceWork(t.data(), t.attempt(), workMs, failRate)).listener((t, outcome, error) -> {
+          String what = switch (outcome) {
+            case FINISHED -> "done";
+            case RETRY_SCHEDULED -> "failed";
+            case IGNORED -> "ignored";
+            case REJECTED -> "rejected";
+          };
+          synchronized (log) {
+            log.line(System.currentTimeMillis(), what + " " + t.key() + " " + t.token());
+          }
+        }).concurrency(concurrency).lockTtl(ttl).pollInterval(poll)
+            .backoff(new io.allot.jobs.Backoff(firstWait, 2.0, Duration.ofMinutes(10).compareTo(firstWait) < 0
+                ? firstWait : Duration.ofMinutes(10)));
+        if (batch > 0) {
+          b.batchSize(batch);
+        }
+        if (rateLimit >= 0) {
+          b.rateLimit(rateLimit);
+        }
+      } catch (IllegalArgumentException e) {
+        s.close();
+        throw new BadInputException(e.getMessage());
+      }
+      JobWorker worker = b.build();
+      CountDownLatch done = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        worker.close();
+        s.close();
+        done.countDown();
+      }, "allot-jobs-worker-shutdown"));
+      worker.start();
+      Thread commands = new Thread(() -> {
+        try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+          String line;
+          while ((line = in.readLine()) != null) {
+            if (line.trim().equals("quit")) {
+              System.exit(0);
+            }
+          }
+        } catch (IOException e) {
+          // no standard input: run until SIGTERM
+        }
+      }, "allot-jobs-worker-stdin");
+      commands.setDaemon(true);
+      commands.start();
+      done.await();
+      return 0;
+    }
+  }
+
+
+  /** The reference handler of the worker and the endpoint: sleeps, and fails as asked. */
+  static void referenceWork(String data, int attempt, int workMs, double failRate) throws Exception {
+    if (workMs > 0) {
+      Thread.sleep(workMs);
+    }
+    if (data.equals("fail-always") || (data.equals("fail-once") && attempt == 1)
+        || (failRate > 0 && ThreadLocalRandom.current().nextDouble() < failRate)) {
+      throw new IllegalStateException("failed as asked (" + data + ", attempt " + attempt + ")");
+    }
+  }
+
+  @Command(name = "dispatcher", description = {
+      "Claims jobs of a queue at its rate limit and pushes them over gRPC to worker endpoints (`allot job endpoint`,",
+      "or any server of allot/queue/v1/dispatch.proto), for workers that cannot reach the store. Leader-elected: run",
+      "several, one dispatches. Prints one line per result, after the store answered:",
+      "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token> <endpoint>"})
+  static final class Dispatcher implements Callable<Integer> {
+    @Spec CommandSpec spec;
+    @Mixin QueueOptions q;
+
+    @Option(names = "--endpoints", paramLabel = "HOST:PORT,...", split = ",",
+        description = "The endpoints to push to. Or --pool.")
+    List<String> endpoints;
+
+    @Option(names = "--pool", paramLabel = "NAME", description = "Push to the live members of this allot pool.")
+    String pool;
+
+    @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
+    Path events;
+
+    @Option(names = "--lock-ttl", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    String lockTtl;
+
+    @Option(names = "--lease-ttl", defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
+    String leaseTtl;
+
+    @Option(names = "--batch", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
+    int batch;
+
+    @Option(names = "--rate-limit", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start.")
+    double rateLimit;
+
+    @Override
+    public Integer call() throws Exception {
+      if ((endpoints == null) == (pool == null)) {
+        throw new BadInputException("give either --endpoints HOST:PORT,... or --pool NAME");
+      }
+      Duration lock = GoDuration.parsePositive(lockTtl, "--lock-ttl");
+      Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
+      if (StoreOptions.isMemory(q.store.uri("allot-jobs-dispatcher"))) {
+        throw new BadInputException("-store memory: a queue must be shared; use redis://... or postgresql://...");
+      }
+      WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
+      Store s = q.store.open("allot-jobs-dispatcher", spec.commandLine().getErr());
+      JobQueue queue = q.open(s);
+      io.allot.jobs.dispatch.JobDispatcher d;
+      try {
+        io.allot.jobs.dispatch.EndpointSource source = endpoints != null
+            ? io.allot.jobs.dispatch.EndpointSource.fixed(endpoints)
+            : io.allot.jobs.dispatch.EndpointSource.members(s.membership(pool), s.clock());
+        io.allot.jobs.dispatch.JobDispatcher.Builder b = io.allot.jobs.dispatch.JobDispatcher.builder(queue, source)
+            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch)
+            .listener((job, endpoint, outcome, error) -> {
+              String what = outcome == null ? "unknown" : switch (outcome) {
+                case FINISHED -> "done";
+                case RETRY_SCHEDULED -> "failed";
+                case IGNORED -> "ignored";
+                case REJECTED -> "rejected";
+              };
+              synchronized (log) {
+                log.line(System.currentTimeMillis(), what + " " + job.key() + " " + job.token() + " " + endpoint);
+              }
+            });
+        if (rateLimit >= 0) {
+          b.rateLimit(rateLimit);
+        }
+        d = b.build();
+      } catch (IllegalArgumentException e) {
+        s.close();
+        throw new BadInputException(e.getMessage());
+      }
+      CountDownLatch done = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        d.close();
+        s.close();
+        done.countDown();
+      }, "allot-jobs-dispatcher-shutdown"));
+      d.start();
+      done.await();
+      return 0;
+    }
+  }
+
+  @Command(name = "endpoint", description = {
+      "A reference worker endpoint for `allot job dispatcher`: a gRPC server on --port that runs pushed jobs",
+      "(sleeps --work-ms; fails with --fail-rate, or as the data says: 'fail-once', 'fail-always')."})
+  static final class Endpoint implements Callable<Integer> {
+    @Spec CommandSpec spec;
+
+    @Option(names = "--port", required = true, description = "The gRPC port to listen on.")
+    int port;
+
+    @Option(names = "--capacity", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    int capacity;
+
+    @Option(names = "--work-ms", defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
+    int workMs;
+
+    @Option(names = "--fail-rate", defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
+    double failRate;
+
+    @Override
+    public Integer call() throws Exception {
+      if (port < 1 || port > 65535) {
+        throw new BadInputException("--port must be in [1, 65535] but was " + port);
+      }
+      if (workMs < 0 || !(failRate >= 0 && failRate <= 1)) {
+        throw new BadInputException("--work-ms must be >= 0 and --fail-rate in [0, 1]");
+      }
+      io.allot.jobs.dispatch.JobEndpoint endpoint;
+      try {
+        endpoint = io.allot.jobs.dispatch.JobEndpoint.builder(t -> referenceWork(t.data(), t.attempt(), workMs,
+            failRate)).capacity(capacity).endpointId("127.0.0.1:" + port).build();
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException(e.getMessage());
+      }
+      io.grpc.Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
+          .forAddress(new java.net.InetSocketAddress(port)).addService(endpoint).build();
+      try {
+        server.start();
+      } catch (IOException e) {
+        throw new BadInputException("--port " + port + ": cannot listen: " + e.getMessage());
+      }
+      spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + ")");
+      spec.commandLine().getErr().flush();
+      CountDownLatch done = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        server.shutdown();
+        endpoint.close();
+        done.countDown();
+      }, "allot-jobs-endpoint-shutdown"));
+      done.await();
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,92 @@
+package io.allot.jobs;
+
+import io.allot.store.StoreUnavailableException;
+import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.JobQueue;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+
+/**
+ * Reports the finishes of concurrent handlers together: one {@link JobQueue#finishAll} call carries every finish
+ * that is waiting when it starts (at most {@code max}), so a lone finish goes out at once and a busy worker needs one
+ * round trip per batch instead of one per job. Callers get a future: handler threads go on with the next job.
+ *
+ * <p>One thread ({@code allot-jobs-<queue>-finish}) makes the calls; {@code pending} is a thread-safe queue; the
+ * rest is immutable.
+ */
+final class FinishBatcher implements AutoCloseable {
+  private record Request(String key, long token, CompletableFuture<JobOutcome> result) {}
+
+  private final JobQueue queue;
+  private final int max;
+  private final LinkedBlockingQueue<Request> pending = new LinkedBlockingQueue<>();
+  private final Thread thread;
+
+  FinishBatcher(JobQueue queue, int max) {
+    this.queue = queue;
+    this.max = max;
+    this.thread = new Thread(this::loop, "allot-jobs-" + queue.name() + "-finish");
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /**
+   * Finishes a job with the next batch. The future completes on the batcher's thread with the outcome, or
+   * exceptionally with what the batch's call threw ({@link StoreUnavailableException}: the outcome is unknown).
+   */
+  CompletableFuture<JobOutcome> submit(String key, long token) {
+    CompletableFuture<JobOutcome> f = new CompletableFuture<>();
+    pending.add(new Request(key, token, f));
+    return f;
+  }
+
+  private void loop() {
+    List<Request> batch = new ArrayList<>();
+    while (!Thread.currentThread().isInterrupted()) {
+      try {
+        batch.add(pending.take());
+      } catch (InterruptedException e) {
+        break;
+      }
+      pending.drainTo(batch, max - 1);
+      Map<String, Long> tokens = new LinkedHashMap<>();
+      List<Request> again = new ArrayList<>();
+      for (Request r : batch) {
+        if (tokens.putIfAbsent(r.key(), r.token()) != null) {
+          again.add(r); // the same key twice (cannot happen in one worker): in a batch of its own
+        }
+      }
+      try {
+        Map<String, JobOutcome> out = queue.finishAll(tokens);
+        for (Request r : batch) {
+          if (!again.contains(r)) {
+            r.result().complete(out.getOrDefault(r.key(), JobOutcome.REJECTED));
+          }
+        }
+      } catch (Throwable e) { // an Error too: every waiting handler must get an answer, never hang
+        for (Request r : batch) {
+          if (!again.contains(r)) {
+            r.result().completeExceptionally(e);
+          }
+        }
+      }
+      batch.clear();
+      pending.addAll(again);
+    }
+    StoreUnavailableException closed = new StoreUnavailableException("worker closed before the finish was reported");
+    Request r;
+    while ((r = pending.poll()) != null) {
+      r.result().completeExceptionally(closed);
+    }
+  }
+
+  /** Stops the thread; finishes still waiting fail with {@link StoreUnavailableException}. */
+  @Override
+  public void close() {
+    thread.interrupt();
+  }
+}

@@ -1,0 +1,363 @@
+package io.allot.jobs.dispatch;
+
+import io.allot.jobs.v1.DispatcherMessage;
+import io.allot.jobs.v1.EndpointMessage;
+import io.allot.jobs.v1.JobEndpointGrpc;
+import io.allot.jobs.v1.Ready;
+import io.allot.jobs.v1.Result;
+import io.allot.store.jobs.JobOutcome;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The worker side of the dispatch protocol ({@code allot/queue/v1/dispatch.proto}) in Java: a gRPC service an
+ * application adds to its own {@link io.grpc.Server}; a {@link JobDispatcher} connects to it and pushes jobs, which
+ * run on a {@link DispatchedJobHandler} here, at most {@code capacity} at once, and the results go back on the same
+ * stream. The endpoint never reaches the store.
+ *
+ * <pre>{@code
+ * JobEndpoint endpoint = JobEndpoint.builder(job -> mailer.send(job.data())).capacity(8).build();
+ * Server server = Grpc.newServerBuilderForPort(7070, InsecureServerCredentials.create())
+ *     .addService(endpoint).build().start();
+ * }</pre>
+ *
+ * <p>Each stream is granted {@code capacity} credits; the handler threads ({@code capacity} of them) are shared by
+ * all streams, so while two dispatchers talk to the endpoint at once (a deposed leader draining, a new one starting)
+ * jobs may wait here for a thread; their locks are extended by the dispatcher meanwhile. When a stream breaks, its
+ * jobs are cancelled ({@link DispatchedJob#cancelled()}, handler threads interrupted): their results could not be
+ * delivered, and the jobs run again after their locks expire.
+ *
+ * <p>State: the streams' maps are concurrent; each stream's response observer is guarded by itself (gRPC observers
+ * are not thread-safe); {@code closed} is volatile.
+ */
+public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(JobEndpoint.class);
+
+  private final DispatchedJobHandler handler;
+  private final VerdictListener listener;
+  private final String endpointId;
+  /** For logs. */
+  private final String name;
+  private final int capacity;
+  private final ExecutorService workers;
+  private final ScheduledExecutorService heartbeats;
+  private final AtomicInteger running = new AtomicInteger();
+  private final AtomicInteger streams = new AtomicInteger();
+  /** The open streams (concurrent set). */
+  private final java.util.Set<Stream> live = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+
+  private JobEndpoint(Builder b) {
+    this.handler = b.handler;
+    this.listener = b.listener;
+    this.endpointId = b.endpointId;
+    this.name = b.endpointId.isEmpty() ? "endpoint" : "endpoint " + b.endpointId;
+    this.capacity = b.capacity;
+    this.workers = Executors.newFixedThreadPool(capacity, threads("allot-endpoint-handler-"));
+    this.heartbeats = Executors.newSingleThreadScheduledExecutor(threads("allot-endpoint-heartbeat-"));
+  }
+
+  /** A builder for an endpoint running {@code handler}. */
+  public static Builder builder(DispatchedJobHandler handler) {
+    return new Builder(handler);
+  }
+
+  /** How many handlers run now. */
+  public int running() {
+    return running.get();
+  }
+
+  /** How many dispatcher streams are open now. */
+  public int streams() {
+    return streams.get();
+  }
+
+  /** The capacity each stream is granted. */
+  public int capacity() {
+    return capacity;
+  }
+
+  @Override
+  public StreamObserver<DispatcherMessage> dispatch(StreamObserver<EndpointMessage> responses) {
+    return new Stream((ServerCallStreamObserver<EndpointMessage>) responses);
+  }
+
+  /**
+   * Ends every stream (no more results are sent), cancels the running jobs (they run again after their locks
+   * expire) and refuses new streams. For a graceful stop, stop the dispatcher first.
+   */
+  @Override
+  public void close() {
+    closed = true;
+    for (Stream s : live) {
+      s.end();
+    }
+    heartbeats.shutdownNow();
+    workers.shutdownNow();
+  }
+
+  /** One dispatcher's stream. */
+  private final class Stream implements StreamObserver<DispatcherMessage> {
+    private final ServerCallStreamObserver<EndpointMessage> out;
+    private final Map<Attempt, Running> jobs = new ConcurrentHashMap<>();
+    /** Written once by the Hello (gRPC delivers messages of one call in order); volatile for the handler threads. */
+    private volatile String queue = "";
+    private volatile String dispatcher = "";
+    /** Guarded by {@code out}. */
+    private boolean done;
+    /** Written by the Hello only. */
+    private volatile ScheduledFuture<?> heartbeat;
+
+    Stream(ServerCallStreamObserver<EndpointMessage> out) {
+      this.out = out;
+      streams.incrementAndGet();
+      live.add(this);
+      out.setOnCancelHandler(this::broken);
+    }
+
+    @Override
+    public void onNext(DispatcherMessage m) {
+      switch (m.getKindCase()) {
+        case HELLO -> hello(m.getHello());
+        case JOB -> job(m.getJob());
+        case VERDICT -> {
+          Running r = jobs.remove(new Attempt(m.getVerdict().getKey(), m.getVerdict().getToken()));
+          if (r != null) {
+            listener.verdict(r.job, outcome(m.getVerdict().getOutcome()), r.error);
+          }
+        }
+        case CANCEL -> {
+          Running r = jobs.get(new Attempt(m.getCancel().getKey(), m.getCancel().getToken()));
+          if (r != null) {
+            log.info("{}: dispatcher cancelled {}: {}", name, r.job, m.getCancel().getReason());
+            r.cancel();
+          }
+        }
+        default -> log.warn("{}: unknown message from dispatcher {} ignored", name, dispatcher);
+      }
+    }
+
+    private void hello(io.allot.jobs.v1.Hello h) {
+      if (closed) {
+        end();
+        return;
+      }
+      queue = h.getQueue();
+      dispatcher = h.getDispatcher();
+      log.info("{}: dispatcher {} (lease token {}) connected for queue {}", name, dispatcher,
+          h.getLeaseToken(), queue);
+      EndpointMessage ready = EndpointMessage.newBuilder()
+          .setReady(Ready.newBuilder().setEndpoint(endpointId).setCapacity(capacity)).build();
+      send(ready);
+      long every = Math.max(10, h.getHeartbeatMs());
+      heartbeat = heartbeats.scheduleAtFixedRate(() -> send(ready), every, every, TimeUnit.MILLISECONDS);
+    }
+
+    private void job(io.allot.jobs.v1.Job t) {
+      DispatchedJob job = new DispatchedJob(queue, dispatcher, t.getKey(), t.getData(), t.getToken(),
+          t.getAttempt(), t.getMaxAttempts());
+      Attempt id = new Attempt(t.getKey(), t.getToken());
+      Running r = new Running(job);
+      jobs.put(id, r);
+      try {
+        r.future = workers.submit(() -> run(id, r));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        r.error = new IllegalStateException("endpoint " + endpointId + " is closed");
+        result(t.getKey(), t.getToken(), r.error);
+      }
+    }
+
+    private void run(Attempt id, Running r) {
+      Throwable error = null;
+      running.incrementAndGet();
+      try {
+        if (r.job.cancelled()) {
+          // cancelled while waiting for a thread: report it (the result frees the credit; the store refuses it)
+          throw new java.util.concurrent.CancellationException("cancelled before it started");
+        }
+        handler.handle(r.job);
+      } catch (Throwable e) {
+        error = e;
+      } finally {
+        running.decrementAndGet();
+      }
+      r.error = error;
+      result(id.key(), id.token(), error);
+    }
+
+    private void result(String key, long token, Throwable error) {
+      Result.Builder b = Result.newBuilder().setKey(key).setToken(token);
+      if (error != null) {
+        String msg = error.getMessage() == null ? error.toString() : error.getMessage();
+        b.setError(msg.isEmpty() ? error.getClass().getName() : msg);
+        if (error instanceof DispatchedJobHandler.RetryAfter ra) {
+          b.setRetryAfterMs(ra.waitBeforeRetry().toMillis());
+        }
+      }
+      send(EndpointMessage.newBuilder().setResult(b).build());
+    }
+
+    /** Sends {@code m} unless the stream ended. */
+    private void send(EndpointMessage m) {
+      synchronized (out) {
+        if (done) {
+          return;
+        }
+        try {
+          out.onNext(m);
+        } catch (RuntimeException e) {
+          log.debug("{}: send to dispatcher {} failed: {}", name, dispatcher, e.toString());
+        }
+      }
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      log.warn("{}: stream from dispatcher {} broke: {}", name, dispatcher, t.toString());
+      broken();
+    }
+
+    @Override
+    public void onCompleted() {
+      log.info("{}: dispatcher {} ended its stream", name, dispatcher);
+      end();
+    }
+
+    /** Ends our half (the dispatcher drops the stream's jobs) and cancels the jobs. */
+    void end() {
+      synchronized (out) {
+        if (done) {
+          return;
+        }
+        done = true;
+        try {
+          out.onCompleted();
+        } catch (RuntimeException e) {
+          log.debug("{}: ending the stream failed: {}", name, e.toString());
+        }
+      }
+      cleanUp();
+    }
+
+    private void broken() {
+      synchronized (out) {
+        if (done) {
+          return;
+        }
+        done = true;
+      }
+      cleanUp();
+    }
+
+    private void cleanUp() {
+      live.remove(this);
+      streams.decrementAndGet();
+      ScheduledFuture<?> hb = heartbeat;
+      if (hb != null) {
+        hb.cancel(false);
+      }
+      jobs.values().forEach(Running::cancel);
+      jobs.clear();
+    }
+  }
+
+  private record Attempt(String key, long token) {}
+
+  private static final class Running {
+    final DispatchedJob job;
+    /** Set once by the stream thread right after submit; read by cancel. */
+    volatile Future<?> future;
+    /** Written by the handler thread before its result is sent; read by the verdict. */
+    volatile Throwable error;
+
+    Running(DispatchedJob job) {
+      this.job = job;
+    }
+
+    void cancel() {
+      job.cancel();
+      Future<?> f = future;
+      if (f != null) {
+        f.cancel(true);
+      }
+    }
+  }
+
+  private static JobOutcome outcome(io.allot.jobs.v1.JobOutcome o) {
+    return switch (o) {
+      case FINISHED -> JobOutcome.FINISHED;
+      case RETRY_SCHEDULED -> JobOutcome.RETRY_SCHEDULED;
+      case IGNORED -> JobOutcome.IGNORED;
+      case REJECTED -> JobOutcome.REJECTED;
+      default -> null;
+    };
+  }
+
+  private static ThreadFactory threads(String prefix) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread t = new Thread(r, prefix + n.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  /** Settings of a {@link JobEndpoint}; each setter checks its value and names it when bad. */
+  public static final class Builder {
+    private final DispatchedJobHandler handler;
+    private VerdictListener listener = (t, o, e) -> { };
+    private String endpointId = "";
+    private int capacity = 4;
+
+    private Builder(DispatchedJobHandler handler) {
+      this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /** Handlers running at once, and the credits each dispatcher stream gets (1 to 10,000); default 4. */
+    public Builder capacity(int capacity) {
+      if (capacity < 1 || capacity > 10_000) {
+        throw new IllegalArgumentException("capacity must be in [1, 10000] but was " + capacity);
+      }
+      this.capacity = capacity;
+      return this;
+    }
+
+    /** The id the dispatcher records as the jobs' worker; default: the address it dialled. */
+    public Builder endpointId(String endpointId) {
+      Objects.requireNonNull(endpointId, "endpointId");
+      this.endpointId = endpointId;
+      return this;
+    }
+
+    /** Told what the store did with each result. */
+    public Builder listener(VerdictListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** The endpoint; add it to an {@link io.grpc.Server}. */
+    public JobEndpoint build() {
+      return new JobEndpoint(this);
+    }
+  }
+
+  /** For logs. */
+  @Override
+  public String toString() {
+    return "JobEndpoint[" + endpointId + ", capacity " + capacity + ", running " + running.get() + "]";
+  }
+
+}

@@ -1,0 +1,58 @@
+package io.allot.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.JobQueue;
+import io.allot.store.jobs.JobStatus;
+import io.allot.store.jobs.NewJob;
+import io.allot.store.postgres.PostgresStore;
+import io.allot.testkit.PostgresSchema;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Two workers, each with its own store client (as two processes), share one PostgreSQL queue. */
+class PostgresJobWorkerTest {
+  private final PostgresSchema schema = PostgresSchema.create("allot_qw");
+
+  private String uri() {
+    return schema.uri();
+  }
+
+  @AfterEach
+  void dropSchema() {
+    schema.close();
+  }
+
+  @Test
+  void twoWorkersFinishEveryJobExactlyOnce() {
+    int n = 2000;
+    List<String> accepted = Collections.synchronizedList(new ArrayList<>());
+    try (PostgresStore a = PostgresStore.connect(uri()); PostgresStore b = PostgresStore.connect(uri())) {
+      JobQueue qa = a.jobQueue("jobs");
+      for (int i = 0; i < n; i += 500) {
+        int from = i;
+        qa.enqueue(IntStream.range(from, from + 500).mapToObj(k -> NewJob.of("t" + k)).toList());
+      }
+      CompletionListener record = (t, o, e) -> {
+        if (o == JobOutcome.FINISHED) {
+          accepted.add(t.key());
+        }
+      };
+      try (JobWorker w1 = JobWorker.builder(qa, t -> { }).listener(record).concurrency(4).batchSize(50)
+              .pollInterval(Duration.ofMillis(20)).build().start();
+          JobWorker w2 = JobWorker.builder(b.jobQueue("jobs"), t -> { }).listener(record).concurrency(4)
+              .batchSize(50).pollInterval(Duration.ofMillis(20)).build().start()) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> accepted.size() >= n);
+      }
+      assertThat(accepted).hasSize(n).doesNotHaveDuplicates();
+      assertThat(qa.stats(0).count(JobStatus.FINISHED)).isEqualTo(n);
+    }
+  }
+}

@@ -1,0 +1,182 @@
+package io.allot.store.jobs;
+
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetEncoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The limits every store enforces on queue names, keys and payloads, checked before anything is written: bad input
+ * gets an {@link IllegalArgumentException} naming it, and nothing of the request is applied.
+ */
+public final class JobLimits {
+  /** The longest key: 1 KiB of UTF-8. */
+  public static final int MAX_KEY_BYTES = 1024;
+  /** The longest queue name: 200 bytes of UTF-8 (it becomes part of Redis keys and PostgreSQL rows). */
+  public static final int MAX_QUEUE_BYTES = 200;
+  /** The largest payload: 1 MiB of UTF-8. */
+  public static final int MAX_DATA_BYTES = 1 << 20;
+  /** The largest attempt limit. */
+  public static final int MAX_ATTEMPTS = 1000;
+  /** Error messages are cut to this many characters when stored. */
+  public static final int MAX_ERROR_CHARS = 4000;
+  /** The most jobs one enqueue or claim call handles. */
+  public static final int MAX_BATCH = 10_000;
+
+  private JobLimits() {}
+
+  /**
+   * Checks a queue name: 1 to {@link #MAX_QUEUE_BYTES} bytes of valid UTF-8, no control characters.
+   *
+   * @return the name
+   */
+  public static String checkQueue(String queue) {
+    if (queue == null || queue.isEmpty()) {
+      throw new IllegalArgumentException("queue name must be non-empty but was " + (queue == null ? "null" : "''"));
+    }
+    int bytes = utf8Length("queue name '" + printable(queue) + "'", queue);
+    if (bytes > MAX_QUEUE_BYTES) {
+      throw new IllegalArgumentException("queue name '" + printable(queue) + "' is " + bytes + " bytes; at most "
+          + MAX_QUEUE_BYTES);
+    }
+    for (int i = 0; i < queue.length(); i++) {
+      if (Character.isISOControl(queue.charAt(i))) {
+        throw new IllegalArgumentException("queue name '" + printable(queue) + "' contains a control character at "
+            + i);
+      }
+    }
+    return queue;
+  }
+
+  /**
+   * Checks a key: 1 to {@link #MAX_KEY_BYTES} bytes of valid UTF-8.
+   *
+   * @return the key
+   */
+  public static String checkKey(String key) {
+    if (key == null || key.isEmpty()) {
+      throw new IllegalArgumentException("job key must be non-empty but was " + (key == null ? "null" : "''"));
+    }
+    int bytes = utf8Length("job key '" + printable(key) + "'", key);
+    if (bytes > MAX_KEY_BYTES) {
+      throw new IllegalArgumentException("job key '" + printable(key) + "' is " + bytes + " bytes; at most "
+          + MAX_KEY_BYTES);
+    }
+    return key;
+  }
+
+  /** Checks a payload: valid UTF-8, at most {@link #MAX_DATA_BYTES} bytes. */
+  public static String checkData(String key, String data) {
+    int bytes = utf8Length("data of job '" + printable(key) + "'", data);
+    if (bytes > MAX_DATA_BYTES) {
+      throw new IllegalArgumentException("data of job '" + printable(key) + "' is " + bytes + " bytes; at most "
+          + MAX_DATA_BYTES);
+    }
+    return data;
+  }
+
+  /** An error message as stored: never null, at most {@link #MAX_ERROR_CHARS} characters, valid UTF-8. */
+  public static String storedError(String error) {
+    String e = error == null ? "" : error;
+    if (e.length() > MAX_ERROR_CHARS) {
+      e = e.substring(0, MAX_ERROR_CHARS);
+    }
+    StringBuilder b = new StringBuilder(e.length());
+    for (int i = 0; i < e.length(); i++) {
+      char c = e.charAt(i);
+      if (Character.isSurrogate(c)) {
+        boolean pair = Character.isHighSurrogate(c) && i + 1 < e.length() && Character.isLowSurrogate(e.charAt(i + 1));
+        if (pair) {
+          b.append(c).append(e.charAt(++i));
+        } else {
+          b.append('\uFFFD');
+        }
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  /** Checks a batch size: 1 to {@link #MAX_BATCH}. */
+  public static int checkBatch(String what, int n) {
+    if (n < 1 || n > MAX_BATCH) {
+      throw new IllegalArgumentException(what + " must be in [1, " + MAX_BATCH + "] but was " + n);
+    }
+    return n;
+  }
+
+  /** Checks a worker name: non-empty. */
+  public static String checkWorker(String worker) {
+    if (worker == null || worker.isEmpty()) {
+      throw new IllegalArgumentException("worker must be a non-empty name but was "
+          + (worker == null ? "null" : "''"));
+    }
+    return worker;
+  }
+
+  /** Checks a lock TTL (at least 1 ms); returns it in microseconds. */
+  public static long checkLockTtl(Duration lockTtl) {
+    Objects.requireNonNull(lockTtl, "lockTtl");
+    if (lockTtl.toMillis() < 1) {
+      throw new IllegalArgumentException("lockTtl must be at least 1 ms but was " + lockTtl);
+    }
+    return lockTtl.toNanos() / 1000;
+  }
+
+  /** Checks a backoff (at least 0); returns it in microseconds. */
+  public static long checkBackoff(Duration backoff) {
+    Objects.requireNonNull(backoff, "backoff");
+    if (backoff.isNegative()) {
+      throw new IllegalArgumentException("backoff must be >= 0 but was " + backoff);
+    }
+    return backoff.toNanos() / 1000;
+  }
+
+  /** Checks a rate limit: 0 (none) to 1,000,000 jobs/s. */
+  public static double checkRate(double jobsPerSecond) {
+    if (!(jobsPerSecond >= 0) || jobsPerSecond > 1_000_000) {
+      throw new IllegalArgumentException("rate limit must be in [0, 1000000] jobs/s (0 = none) but was "
+          + jobsPerSecond);
+    }
+    return jobsPerSecond;
+  }
+
+  /** Checks an age for purging (at least 0). */
+  public static Duration checkAge(Duration age) {
+    Objects.requireNonNull(age, "age");
+    if (age.isNegative()) {
+      throw new IllegalArgumentException("age must be >= 0 but was " + age);
+    }
+    return age;
+  }
+
+  private static int utf8Length(String what, String s) {
+    CharsetEncoder enc = StandardCharsets.UTF_8.newEncoder()
+        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    try {
+      ByteBuffer b = enc.encode(CharBuffer.wrap(s));
+      return b.remaining();
+    } catch (CharacterCodingException e) {
+      throw new IllegalArgumentException(what + " is not valid UTF-8 (an unpaired surrogate)");
+    }
+  }
+
+  /** At most 64 characters of {@code s}, with non-printable characters escaped, for messages. */
+  static String printable(String s) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < s.length() && b.length() < 64; i++) {
+      char c = s.charAt(i);
+      if (c < 0x20 || c == 0x7f || Character.isSurrogate(c)) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return s.length() > 64 ? b + "…" : b.toString();
+  }
+}
