@@ -368,7 +368,7 @@ final class JobCommand implements Runnable {
 
   @Command(name = "dispatcher", description = {
       "Claims jobs of a queue at its rate limit and pushes them over gRPC to worker endpoints (`allot job endpoint`,",
-      "or any server of allot/queue/v1/dispatch.proto), for workers that cannot reach the store. Leader-elected: run",
+      "or any server of allot/jobs/v1/jobs.proto), for workers that cannot reach the store. Leader-elected: run",
       "several, one dispatches. Prints one line per result, after the store answered:",
       "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token> <endpoint>"})
   static final class Dispatcher implements Callable<Integer> {

@@ -72,7 +72,7 @@ class PausedOwnerStoryTest {
 
   @AfterEach
   void tearDown() throws Exception {
-    aStore.mode(FaultyStore.Mode.UP); // or A's runner would hang leaving
+    aStore.availability(FaultyStore.Availability.UP); // or A's runner would hang leaving
     for (int i = closeables.size() - 1; i >= 0; i--) {
       closeables.get(i).close();
     }
@@ -110,7 +110,7 @@ class PausedOwnerStoryTest {
     publish(a.divider().memberId(), UNIT, b.divider().memberId(), "");
     assertThat(aRunning.await(10, TimeUnit.SECONDS)).as("A runs the unit").isTrue();
 
-    aStore.mode(FaultyStore.Mode.DOWN); // A cannot renew: its lease runs out
+    aStore.availability(FaultyStore.Availability.DOWN); // A cannot renew: its lease runs out
     await().until(() -> a.divider().stats().leaseLosses() == 1);
     UnitContext unitA = aUnit.getNow(null);
     // the lease machinery did its part: A's handler is told to stop (and interrupted), but it is paused

@@ -35,20 +35,20 @@ import java.util.function.Consumer;
 
 /**
  * A store decorator for fault injection: every call of every role goes through {@link #before(String)}, which, by
- * the current {@link Mode}, lets it through, fails it with {@link StoreUnavailableException} ({@link Mode#DOWN}), or
- * blocks it until the mode changes and then fails it as a timeout whose outcome is unknown ({@link Mode#HANG}: a
+ * the current {@link Availability}, lets it through, fails it with {@link StoreUnavailableException} ({@link Availability#DOWN}), or
+ * blocks it until the mode changes and then fails it as a timeout whose outcome is unknown ({@link Availability#HANG}: a
  * partition where requests time out late). An optional {@link Interceptor} sees each call by name first
  * ({@code "ownership.claimAll"}) and may throw or delay.
  *
  * <p>Each role is forwarded by a class that implements the role's interface in full; roles have no default methods,
  * so a new method in a role is a compile error here, never a call that silently skips the fault.
- * {@link Notifications#subscribe} is let through in every mode (pub/sub is only a hint; subscriptions stay active).
+ * {@link Notifications#subscribe} is let through in every availability (pub/sub is only a hint; subscriptions stay active).
  * Closing this store does not close the delegate.
  */
 public final class FaultyStore implements Store {
 
   /** How calls behave. */
-  public enum Mode {
+  public enum Availability {
     /** Calls go through. */
     UP,
     /** Calls fail at once with {@link StoreUnavailableException}. */
@@ -66,7 +66,7 @@ public final class FaultyStore implements Store {
   private final Store delegate;
   private final Object gate = new Object();
   /** Guarded by {@code gate} for transitions; read without it on the fast path. */
-  private volatile Mode mode = Mode.UP;
+  private volatile Availability mode = Availability.UP;
   private volatile Interceptor interceptor = call -> { };
 
   private final StoreClock clock;
@@ -75,7 +75,7 @@ public final class FaultyStore implements Store {
   private final Notifications notifications;
   private final SeedKeys seedKeys;
 
-  /** A decorator over {@code delegate}, in mode {@link Mode#UP}. */
+  /** A decorator over {@code delegate}, in mode {@link Availability#UP}. */
   public FaultyStore(Store delegate) {
     this.delegate = Objects.requireNonNull(delegate, "delegate");
     this.clock = new FClock(delegate.clock());
@@ -86,7 +86,7 @@ public final class FaultyStore implements Store {
   }
 
   /** Switches the mode; blocked calls wake up. */
-  public void mode(Mode m) {
+  public void availability(Availability m) {
     synchronized (gate) {
       mode = Objects.requireNonNull(m, "mode");
       gate.notifyAll();
@@ -94,7 +94,7 @@ public final class FaultyStore implements Store {
   }
 
   /** The current mode. */
-  public Mode mode() {
+  public Availability availability() {
     return mode;
   }
 
@@ -111,15 +111,15 @@ public final class FaultyStore implements Store {
   /** Applies the mode and the interceptor to the call named {@code call}. */
   void before(String call) {
     interceptor.before(call);
-    Mode m = mode;
-    if (m == Mode.UP) {
+    Availability m = mode;
+    if (m == Availability.UP) {
       return;
     }
-    if (m == Mode.DOWN) {
+    if (m == Availability.DOWN) {
       throw new StoreUnavailableException("test: store switched off (" + call + ")");
     }
     synchronized (gate) {
-      while (mode == Mode.HANG) {
+      while (mode == Availability.HANG) {
         try {
           gate.wait();
         } catch (InterruptedException e) {
@@ -190,7 +190,7 @@ public final class FaultyStore implements Store {
 
   @Override
   public void close() {
-    mode(Mode.UP); // release hanging callers
+    availability(Availability.UP); // release hanging callers
   }
 
   private final class FClock implements StoreClock {

@@ -12,7 +12,7 @@ import io.allot.store.StoreUnavailableException;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
 import io.allot.store.memory.MemoryStore;
-import io.allot.testkit.FaultyStore.Mode;
+import io.allot.testkit.FaultyStore.Availability;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -46,7 +46,7 @@ class FaultyStoreTest {
 
   @Test
   void upLetsCallsThroughToTheDelegate() {
-    assertThat(store.mode()).isEqualTo(Mode.UP);
+    assertThat(store.availability()).isEqualTo(Availability.UP);
     long session = store.membership("p").register("m", MemberMeta.DEFAULT, Duration.ofSeconds(30));
     assertThat(store.ownership("p").claim("u", "m", session)).isPresent();
     assertThat(memory.ownership("p").owners()).containsKey("u");
@@ -56,17 +56,17 @@ class FaultyStoreTest {
 
   @Test
   void downFailsEveryCallAtOnceAndChangesNothing() {
-    store.mode(Mode.DOWN);
+    store.availability(Availability.DOWN);
     assertThatThrownBy(() -> store.seedKeys().addToList("k", "v"))
         .isInstanceOf(StoreUnavailableException.class).hasMessageContaining("seedKeys.addToList");
     assertThat(memory.seedKeys().list("k")).isEmpty();
-    store.mode(Mode.UP);
+    store.availability(Availability.UP);
     assertThat(store.seedKeys().addToList("k", "v")).isTrue();
   }
 
   @Test
   void aHungCallBlocksUntilTheModeChangesThenFailsAsATimeout() throws Exception {
-    store.mode(Mode.HANG);
+    store.availability(Availability.HANG);
     AtomicReference<Thread> caller = new AtomicReference<>();
     CompletableFuture<Long> call = CompletableFuture.supplyAsync(() -> {
       caller.set(Thread.currentThread());
@@ -75,7 +75,7 @@ class FaultyStoreTest {
     await().atMost(Duration.ofSeconds(10))
         .until(() -> caller.get() != null && caller.get().getState() == Thread.State.WAITING);
     assertThat(call).isNotDone();
-    store.mode(Mode.UP);
+    store.availability(Availability.UP);
     assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
         .cause().isInstanceOf(StoreUnavailableException.class).hasMessageContaining("timed out")
         .hasMessageContaining("clock.timeMillis");
@@ -84,9 +84,9 @@ class FaultyStoreTest {
 
   @Test
   void closingReleasesHungCallersButNotTheDelegate() throws Exception {
-    store.mode(Mode.HANG);
+    store.availability(Availability.HANG);
     CompletableFuture<List<String>> call = CompletableFuture.supplyAsync(() -> store.seedKeys().list("k"));
-    await().atMost(Duration.ofSeconds(10)).until(() -> store.mode() == Mode.HANG && !call.isDone());
+    await().atMost(Duration.ofSeconds(10)).until(() -> store.availability() == Availability.HANG && !call.isDone());
     store.close();
     assertThatThrownBy(() -> call.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(StoreUnavailableException.class);
     assertThat(memory.seedKeys().list("k")).isEmpty();
@@ -94,7 +94,7 @@ class FaultyStoreTest {
 
   @Test
   void subscriptionsWorkInEveryModeAndPoolNamesNeedNoCall() throws Exception {
-    store.mode(Mode.DOWN);
+    store.availability(Availability.DOWN);
     List<String> got = new CopyOnWriteArrayList<>();
     try (Subscription s = store.notifications().subscribe(Topic.named("c"), got::add)) {
       assertThat(store.membership("p").pool()).isEqualTo("p");
@@ -120,13 +120,13 @@ class FaultyStoreTest {
 
   /**
    * Every method of every role of {@link Store}, found by reflection, goes through the interceptor under its own
-   * name and is failed in {@link Mode#DOWN}: a method added to a role and forwarded without the fault fails here.
+   * name and is failed in {@link Availability#DOWN}: a method added to a role and forwarded without the fault fails here.
    */
   @Test
   void theInterceptorSeesEveryCallOfEveryRoleByName() throws Exception {
     List<String> seen = new CopyOnWriteArrayList<>();
     store.intercept(seen::add);
-    store.mode(Mode.DOWN);
+    store.availability(Availability.DOWN);
     Set<String> names = new HashSet<>();
     int calls = 0;
     for (Method roleGetter : roleGetters()) {

@@ -80,12 +80,12 @@ class CancelTest extends WorkerTestBase {
     table.publish(a.id(), "u1", b.id(), "");
     await().until(() -> a.d().assigned().containsKey("u1"));
 
-    flaky.mode(FaultyStore.Mode.DOWN);
+    flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 1);
     long until = mem.membership(P).members().get(a.id()).leaseUntilMillis();
     long margin = mem.safety().clockMargin().toMillis();
     assertThat(until).as("fenced while the old lease still ran").isGreaterThan(mem.clock().timeMillis());
-    flaky.mode(FaultyStore.Mode.UP);
+    flaky.availability(FaultyStore.Availability.UP);
     table.publish(a.id(), "", b.id(), "u1");
     a.d().cancel();
 
@@ -105,7 +105,7 @@ class CancelTest extends WorkerTestBase {
     M a = member("A", flaky, b -> b, true);
     table.publish(a.id(), "u1");
     await().until(() -> a.d().assigned().size() == 1);
-    flaky.mode(FaultyStore.Mode.DOWN);
+    flaky.availability(FaultyStore.Availability.DOWN);
     long t0 = System.nanoTime();
     a.d().cancel();
     assertThat(System.nanoTime() - t0).isLessThan(Duration.ofSeconds(5).toNanos());

@@ -40,7 +40,7 @@ class FailoverTest extends WorkerTestBase {
     }, 10, 10, TimeUnit.MILLISECONDS);
 
     long killed = System.nanoTime();
-    frozen.mode(FaultyStore.Mode.HANG);
+    frozen.availability(FaultyStore.Availability.HANG);
     await().until(() -> b.assigned().size() == 4);
     long failoverMs = (System.nanoTime() - killed) / 1_000_000;
     watcher.cancel(false);
@@ -50,6 +50,6 @@ class FailoverTest extends WorkerTestBase {
     assertThat(failoverMs).isLessThanOrEqualTo(Duration.ofSeconds(10).toMillis());
     assertThat(ra.stops(StopReason.LEASE_LOST)).hasSize(4); // it stopped on its own before that
     assertThat(intervals.check().violations()).isEmpty();
-    frozen.mode(FaultyStore.Mode.UP);
+    frozen.availability(FaultyStore.Availability.UP);
   }
 }

@@ -32,8 +32,8 @@ class FencingTest extends WorkerTestBase {
   }
 
   @ParameterizedTest
-  @EnumSource(value = FaultyStore.Mode.class, names = {"DOWN", "HANG"})
-  void aMemberThatCannotRenewStopsEverythingBeforeItsLeaseExpiresThenComesBack(FaultyStore.Mode failure) {
+  @EnumSource(value = FaultyStore.Availability.class, names = {"DOWN", "HANG"})
+  void aMemberThatCannotRenewStopsEverythingBeforeItsLeaseExpiresThenComesBack(FaultyStore.Availability failure) {
     FaultyStore flaky = new FaultyStore(mem);
     M a = fencedMember(flaky);
     M b = member("B");
@@ -44,7 +44,7 @@ class FencingTest extends WorkerTestBase {
     Map<String, Long> tokens1 = a.d().assigned();
 
     long t0 = System.nanoTime();
-    flaky.mode(failure);
+    flaky.availability(failure);
     await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 2);
     long fencedAfterMs = (System.nanoTime() - t0) / 1_000_000;
 
@@ -66,7 +66,7 @@ class FencingTest extends WorkerTestBase {
     assertThat(b.d().assigned().get("u1")).isGreaterThan(tokens1.get("u1"));
 
     // the store comes back: A registers again with a new session and serves again
-    flaky.mode(FaultyStore.Mode.UP);
+    flaky.availability(FaultyStore.Availability.UP);
     await().until(() -> a.d().session().isPresent() && a.d().leaseValid());
     assertThat(a.d().session().getAsLong()).isGreaterThan(session1);
     assertThat(a.d().stats().registrations()).isEqualTo(2);
@@ -115,7 +115,7 @@ class FencingTest extends WorkerTestBase {
     d.start();
     table.publish(d.memberId(), "u1,u2,u3");
     await().until(() -> inFirstStart.getCount() == 0 && d.assigned().size() == 3);
-    flaky.mode(FaultyStore.Mode.HANG);
+    flaky.availability(FaultyStore.Availability.HANG);
     try {
       await().until(() -> d.stats().leaseLosses() == 1);
       go.countDown();
@@ -123,7 +123,7 @@ class FencingTest extends WorkerTestBase {
       assertThat(started).as("only the start delivered before the lease ran out").hasSize(1);
     } finally {
       go.countDown();
-      flaky.mode(FaultyStore.Mode.UP); // or the teardown's deregister hangs
+      flaky.availability(FaultyStore.Availability.UP); // or the teardown's deregister hangs
     }
   }
 
@@ -158,11 +158,11 @@ class FencingTest extends WorkerTestBase {
     table.publish(a.id(), "u1");
     await().until(() -> a.d().assigned().containsKey("u1"));
     long session1 = a.d().session().orElseThrow();
-    flaky.mode(FaultyStore.Mode.DOWN);
+    flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 1);
     long oldLeaseUntil = mem.membership(P).members().get(a.id()).leaseUntilMillis();
     assertThat(oldLeaseUntil).isGreaterThan(mem.clock().timeMillis()); // fenced while the old lease still ran
-    flaky.mode(FaultyStore.Mode.UP); // at once
+    flaky.availability(FaultyStore.Availability.UP); // at once
 
     await().until(() -> a.d().session().isPresent());
     assertThat(a.d().session().getAsLong()).isGreaterThan(session1);

@@ -66,7 +66,7 @@ class MemberIdConflictTest extends WorkerTestBase {
     await().until(() -> old.assigned().containsKey("u1"));
     long oldSession = old.session().orElseThrow();
     long oldToken = old.assigned().get("u1");
-    killed.mode(FaultyStore.Mode.DOWN); // as kill -9: no more renewals, no deregistration
+    killed.availability(FaultyStore.Availability.DOWN); // as kill -9: no more renewals, no deregistration
     await().until(() -> !old.leaseValid()); // from now on nothing can extend the old lease
     long until = mem.membership(P).members().get(old.memberId()).leaseUntilMillis();
     long margin = mem.safety().clockMargin().toMillis();

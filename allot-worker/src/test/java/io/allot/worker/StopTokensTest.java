@@ -27,9 +27,9 @@ class StopTokensTest extends WorkerTestBase {
     await().until(() -> a.r().stops(StopReason.REASSIGNED).size() == 1);
     assertThat(a.r().stops(StopReason.REASSIGNED).get(0).token()).isEqualTo(first);
     // ...meanwhile the member fences itself, comes back and runs the unit again: a second run
-    flaky.mode(FaultyStore.Mode.DOWN);
+    flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.r().stops(StopReason.LEASE_LOST).size() == 1);
-    flaky.mode(FaultyStore.Mode.UP);
+    flaky.availability(FaultyStore.Availability.UP);
     table.publish(a.id(), "u1");
     await().until(() -> a.d().assigned().containsKey("u1") && a.d().assigned().get("u1") != first);
     long second = a.d().assigned().get("u1");

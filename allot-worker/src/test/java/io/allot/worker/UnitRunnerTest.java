@@ -91,13 +91,13 @@ class UnitRunnerTest extends WorkerTestBase {
     table.publish(ida, "u1,u2", idb, "");
     await().until(() -> a.running().size() == 2);
 
-    flaky.mode(FaultyStore.Mode.DOWN);
+    flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.running().isEmpty());
     assertThat(endings).containsExactlyInAnyOrder("A:u1:LEASE_LOST", "A:u2:LEASE_LOST");
     table.publish(ida, "", idb, "u1,u2");
     await().until(() -> b.running().size() == 2);
     assertThat(intervals.check().violations()).isEmpty();
-    flaky.mode(FaultyStore.Mode.UP);
+    flaky.availability(FaultyStore.Availability.UP);
   }
 
   @Test
@@ -131,9 +131,9 @@ class UnitRunnerTest extends WorkerTestBase {
     UnitRunner a = runner("A", flaky, stubborn, Duration.ofSeconds(30));
     table.publish(a.divider().memberId(), "u1");
     await().until(() -> runs.getOrDefault("u1", new AtomicInteger()).get() == 1);
-    flaky.mode(FaultyStore.Mode.DOWN);
+    flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.divider().stats().leaseLosses() == 1);
-    flaky.mode(FaultyStore.Mode.UP);
+    flaky.availability(FaultyStore.Availability.UP);
     await().until(() -> a.divider().assigned().containsKey("u1")); // claimed again, start delivered
     await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
         .until(() -> runs.get("u1").get() == 1); // the new run waits for the stubborn old one

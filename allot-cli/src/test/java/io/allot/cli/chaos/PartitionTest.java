@@ -254,7 +254,7 @@ class PartitionTest {
     Set<String> out = new HashSet<>();
     for (Path file : fleet.eventFiles().values()) {
       EventFile.read(file).events().stream()
-          .filter(e -> e.kind() == EventFile.Kind.STOP && e.millis() >= since)
+          .filter(e -> e.kind() == EventFile.LineKind.STOP && e.millis() >= since)
           .forEach(e -> out.add(e.unit()));
     }
     return out;

@@ -50,7 +50,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The coordinator of a queue's jobs for workers that cannot reach the store: claims jobs from a {@link JobQueue}
  * (at the queue's rate limit, which the store enforces inside claim) and pushes them over gRPC to worker endpoints
- * ({@code allot/queue/v1/dispatch.proto}; {@link JobEndpoint} in Java), then completes each job in the store with
+ * ({@code allot/jobs/v1/jobs.proto}; {@link JobEndpoint} in Java), then completes each job in the store with
  * its lock's fencing token when the endpoint's result comes back on the same stream, and tells the endpoint what the
  * store did.
  *

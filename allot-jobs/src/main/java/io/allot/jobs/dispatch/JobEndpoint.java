@@ -23,7 +23,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The worker side of the dispatch protocol ({@code allot/queue/v1/dispatch.proto}) in Java: a gRPC service an
+ * The worker side of the dispatch protocol ({@code allot/jobs/v1/jobs.proto}) in Java: a gRPC service an
  * application adds to its own {@link io.grpc.Server}; a {@link JobDispatcher} connects to it and pushes jobs, which
  * run on a {@link DispatchedJobHandler} here, at most {@code capacity} at once, and the results go back on the same
  * stream. The endpoint never reaches the store.

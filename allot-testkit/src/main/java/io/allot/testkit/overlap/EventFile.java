@@ -32,7 +32,7 @@ import java.util.function.Predicate;
 public final class EventFile {
 
   /** What a line says. */
-  public enum Kind {
+  public enum LineKind {
     START, STOP, LEASE_LOST
   }
 
@@ -41,20 +41,20 @@ public final class EventFile {
    *
    * @param millis when (epoch millis)
    * @param kind   what
-   * @param unit   the unit ({@code null} for {@link Kind#LEASE_LOST})
-   * @param token  the fencing token ({@link Kind#START} only; else -1)
+   * @param unit   the unit ({@code null} for {@link LineKind#LEASE_LOST})
+   * @param token  the fencing token ({@link LineKind#START} only; else -1)
    */
-  public record Event(long millis, Kind kind, String unit, long token) {
-    public Event {
+  public record Line(long millis, LineKind kind, String unit, long token) {
+    public Line {
       Objects.requireNonNull(kind, "kind");
-      if (kind != Kind.LEASE_LOST) {
+      if (kind != LineKind.LEASE_LOST) {
         Objects.requireNonNull(unit, "unit");
       }
     }
   }
 
   /** The events of a file in order, and its lines that do not parse. */
-  public record Contents(List<Event> events, List<String> problems) {
+  public record Contents(List<Line> events, List<String> problems) {
     public Contents {
       events = List.copyOf(events);
       problems = List.copyOf(problems);
@@ -67,10 +67,10 @@ public final class EventFile {
 
   /** Every event of {@code file}, in file order. */
   public static Contents read(Path file) {
-    List<Event> events = new ArrayList<>();
+    List<Line> events = new ArrayList<>();
     List<String> problems = new ArrayList<>();
     for (String line : completeLines(file)) {
-      Event e = parse(line, file, problems);
+      Line e = parse(line, file, problems);
       if (e != null) {
         events.add(e);
       }
@@ -81,7 +81,7 @@ public final class EventFile {
   /** The units running at the end of {@code file}: unit to start time (epoch millis), in start order. */
   public static Map<String, Long> open(Path file) {
     Map<String, Long> open = new LinkedHashMap<>();
-    for (Event e : read(file).events()) {
+    for (Line e : read(file).events()) {
       switch (e.kind()) {
         case START -> open.put(e.unit(), e.millis());
         case STOP -> open.remove(e.unit());
@@ -93,7 +93,7 @@ public final class EventFile {
 
   /** The times (epoch millis) of the {@code lease-lost} lines of {@code file}, in file order. */
   public static List<Long> leaseLostTimes(Path file) {
-    return read(file).events().stream().filter(e -> e.kind() == Kind.LEASE_LOST).map(Event::millis).toList();
+    return read(file).events().stream().filter(e -> e.kind() == LineKind.LEASE_LOST).map(Line::millis).toList();
   }
 
   /**
@@ -105,14 +105,14 @@ public final class EventFile {
     Map<String, Long> out = new HashMap<>();
     List<String> ignored = new ArrayList<>();
     backwards(file, line -> {
-      Event e = parse(line, file, ignored);
-      if (e == null || e.kind() == Kind.LEASE_LOST) {
+      Line e = parse(line, file, ignored);
+      if (e == null || e.kind() == LineKind.LEASE_LOST) {
         return true;
       }
       if (e.millis() < since) {
         return false;
       }
-      if (e.kind() == Kind.START) {
+      if (e.kind() == LineKind.START) {
         out.put(e.unit(), e.millis()); // going backwards: the earliest start wins
       }
       return true;
@@ -121,7 +121,7 @@ public final class EventFile {
   }
 
   /** The line as an event; null (and a problem noted, unless it is another kind of event) if it is not one. */
-  static Event parse(String line, Path file, List<String> problems) {
+  static Line parse(String line, Path file, List<String> problems) {
     String trimmed = line.trim();
     if (trimmed.isEmpty()) {
       return null;
@@ -139,17 +139,17 @@ public final class EventFile {
       switch (kind) {
         case "start" -> {
           if (f.length == 4) {
-            return new Event(millis, Kind.START, f[2], Long.parseLong(f[3]));
+            return new Line(millis, LineKind.START, f[2], Long.parseLong(f[3]));
           }
         }
         case "stop" -> {
           if (f.length == 3) {
-            return new Event(millis, Kind.STOP, f[2], -1);
+            return new Line(millis, LineKind.STOP, f[2], -1);
           }
         }
         case "lease-lost" -> {
           if (f.length == 2) {
-            return new Event(millis, Kind.LEASE_LOST, null, -1);
+            return new Line(millis, LineKind.LEASE_LOST, null, -1);
           }
         }
         case "" -> { }

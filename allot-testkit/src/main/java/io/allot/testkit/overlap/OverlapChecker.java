@@ -104,7 +104,7 @@ public final class OverlapChecker {
     new TreeMap<>(files).forEach((owner, file) -> {
       EventFile.Contents contents = EventFile.read(file);
       contents.problems().forEach(p -> problems.add(owner + ": " + p));
-      for (EventFile.Event e : contents.events()) {
+      for (EventFile.Line e : contents.events()) {
         switch (e.kind()) {
           case START -> intervals.start(owner, e.unit(), e.token(), e.millis());
           case STOP -> {
