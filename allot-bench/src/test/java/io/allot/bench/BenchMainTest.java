@@ -61,7 +61,7 @@ class BenchMainTest {
     assertBadUsage("--store: memory cannot be shared by processes", "allot bench failover", "failover", "--store", "memory:");
     assertBadUsage("--allot-jar: /nonexistent/allot.jar is not a file", "allot bench failover",
         "failover", "--allot-jar", "/nonexistent/allot.jar");
-    assertBadUsage("Missing required subcommand: choose one of: assign, distributor, failover, handoff, queue, route, jmh", "allot bench");
+    assertBadUsage("Missing required subcommand: choose one of: assign, distributor, failover, handoff, jobs, route, jmh", "allot bench");
   }
 
   @Test
