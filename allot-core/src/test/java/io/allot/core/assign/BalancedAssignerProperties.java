@@ -22,7 +22,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** Property tests of the {@code balanced} strategy. */
+/**
+ * Property tests of the {@code balanced} strategy. Each {@code @Test} runs its property (the private method of the
+ * same name) on the edge scenarios first, then on seeded random ones ({@link Tries}: a failure prints the seed, and
+ * {@code -Dallot.seed=<seed>} replays it); the generators are shared with {@link DeterminismProperties}.
+ */
 class BalancedAssignerProperties {
   private final BalancedAssigner balanced = new BalancedAssigner();
 
@@ -223,7 +227,8 @@ class BalancedAssignerProperties {
 
   @Test
   void coverageCapacityAffinityZeroAndWeightedBalance() {
-    Tries.forAll(1000, edgeScenarios(), BalancedAssignerProperties::scenario, this::coverageCapacityAffinityZeroAndWeightedBalance);
+    Tries.forAll(1000, edgeScenarios(), BalancedAssignerProperties::scenario,
+        this::coverageCapacityAffinityZeroAndWeightedBalance);
   }
 
   private void coverageCapacityAffinityZeroAndWeightedBalance(Scenario s) {
@@ -233,7 +238,8 @@ class BalancedAssignerProperties {
 
   @Test
   void keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes() {
-    Tries.forAll(400, edgeScenarios(), BalancedAssignerProperties::scenario, this::keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes);
+    Tries.forAll(400, edgeScenarios(), BalancedAssignerProperties::scenario,
+        this::keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes);
   }
 
   private void keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes(Scenario s) {
@@ -258,7 +264,8 @@ class BalancedAssignerProperties {
 
   @Test
   void movesTheFewestUnitsOfAnyBalancedTable() {
-    Tries.forAll(1000, edgeScenarios(), BalancedAssignerProperties::scenario, this::movesTheFewestUnitsOfAnyBalancedTable);
+    Tries.forAll(1000, edgeScenarios(), BalancedAssignerProperties::scenario,
+        this::movesTheFewestUnitsOfAnyBalancedTable);
   }
 
   private void movesTheFewestUnitsOfAnyBalancedTable(Scenario s) {
@@ -339,7 +346,8 @@ class BalancedAssignerProperties {
 
   @Test
   void oneMemberLeavingMovesExactlyTheOptimum() {
-    Tries.forAll(400, picked(settledEdgeScenarios(), 0, 1, 100), r -> new Picked(settledScenario(r), Tries.between(r, 0, 100)),
+    Tries.forAll(400, picked(settledEdgeScenarios(), 0, 1, 100),
+        r -> new Picked(settledScenario(r), Tries.between(r, 0, 100)),
         c -> oneMemberLeavingMovesExactlyTheOptimum(c.s(), c.pick()));
   }
 
@@ -372,7 +380,8 @@ class BalancedAssignerProperties {
         edges.add(new Joined(s, Member.of(decorate("joiner", 100 + w), w)));
       }
     }
-    Tries.forAll(400, edges, r -> new Joined(settledScenario(r), joiner(r)), c -> oneMemberJoiningMovesAtMostTheOptimum(c.s(), c.joiner()));
+    Tries.forAll(400, edges, r -> new Joined(settledScenario(r), joiner(r)),
+        c -> oneMemberJoiningMovesAtMostTheOptimum(c.s(), c.joiner()));
   }
 
   private void oneMemberJoiningMovesAtMostTheOptimum(Scenario s, Member joiner) {

@@ -109,7 +109,8 @@ class BalancedShapeProperties {
 
   @Test
   void balanceIsWithinOneUnitOfTheWeightedShare() {
-    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape, this::balanceIsWithinOneUnitOfTheWeightedShare);
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::balanceIsWithinOneUnitOfTheWeightedShare);
   }
 
   private void balanceIsWithinOneUnitOfTheWeightedShare(Shape s) {
@@ -169,7 +170,8 @@ class BalancedShapeProperties {
 
   @Test
   void addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise() {
-    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape, this::addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise);
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise);
   }
 
   private void addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise(Shape s) {
@@ -191,7 +193,8 @@ class BalancedShapeProperties {
 
   @Test
   void replacingUnitsMovesNoOtherUnitWithEqualAffinities() {
-    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape, this::replacingUnitsMovesNoOtherUnitWithEqualAffinities);
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::replacingUnitsMovesNoOtherUnitWithEqualAffinities);
   }
 
   private void replacingUnitsMovesNoOtherUnitWithEqualAffinities(Shape s) {
@@ -210,7 +213,8 @@ class BalancedShapeProperties {
 
   @Test
   void removingUnitsMovesExactlyWhatBalanceForces() {
-    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape, this::removingUnitsMovesExactlyWhatBalanceForces);
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::removingUnitsMovesExactlyWhatBalanceForces);
   }
 
   private void removingUnitsMovesExactlyWhatBalanceForces(Shape s) {

@@ -45,7 +45,7 @@ class BalancedSortTest {
     long[] expected = keys.clone();
     Arrays.sort(expected);
     BalancedAssigner.sortSigned(keys);
-    assertThat(keys).isEqualTo(expected);
+    assertThat(keys).as("%s keys of kind %s from seed %s", n, kind, seed).isEqualTo(expected);
   }
 
   @Test

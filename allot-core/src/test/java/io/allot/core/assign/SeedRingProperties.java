@@ -121,7 +121,8 @@ class SeedRingProperties {
     return new int[] {m, n};
   }
 
-  static Case randomCase(Random r, int maxMembers, int maxUnits, ToIntFunction<Random> affinity, ToIntFunction<Random> capacity) {
+  static Case randomCase(
+      Random r, int maxMembers, int maxUnits, ToIntFunction<Random> affinity, ToIntFunction<Random> capacity) {
     int[] mn = sizes(r, maxMembers, maxUnits);
     int m = mn[0];
     int n = mn[1];
@@ -265,7 +266,8 @@ class SeedRingProperties {
         "N<M", 10.0, "N=M", 10.0, "N>M", 30.0, "N 150-300", 5.0,
         "member named like a point", 5.0, "unit named like another unit's point", 5.0,
         "supplementary char", 5.0, "multi-block key", 5.0);
-    atLeast.forEach((kind, min) -> assertThat(percent.getOrDefault(kind, 0.0)).as("%% of cases with %s, of %s", kind, percent)
+    atLeast.forEach((kind, min) -> assertThat(percent.getOrDefault(kind, 0.0))
+        .as("%% of cases with %s, of %s", kind, percent)
         .isGreaterThan(min));
   }
 
