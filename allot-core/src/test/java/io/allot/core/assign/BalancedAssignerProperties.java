@@ -14,21 +14,19 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.RandomDistribution;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
 
-/** Property tests of the {@code balanced} strategy. */
+/**
+ * Property tests of the {@code balanced} strategy. Each {@code @Test} runs its property (the private method of the
+ * same name) on the edge scenarios first, then on seeded random ones ({@link Tries}: a failure prints the seed, and
+ * {@code -Dallot.seed=<seed>} replays it); the generators are shared with {@link DeterminismProperties}.
+ */
 class BalancedAssignerProperties {
   private final BalancedAssigner balanced = new BalancedAssigner();
 
@@ -43,97 +41,183 @@ class BalancedAssignerProperties {
 
   // ------------------------------------------------------------------------------ generators
 
-  static Arbitrary<String> memberIds() {
-    return Arbitraries.integers().between(0, 30).map(i -> decorate("m", i));
+  static String memberId(Random r) {
+    return decorate("m", Tries.between(r, 0, 30));
   }
 
-  static Arbitrary<Member> members(boolean weighted, boolean capped) {
-    Arbitrary<Integer> affinity =
-        weighted
-            ? Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(1, Arbitraries.just(0)),
-                net.jqwik.api.Tuple.of(6, Arbitraries.integers().between(1, 6)),
-                net.jqwik.api.Tuple.of(1, Arbitraries.integers().between(100, 1000)))
-            : Arbitraries.just(1);
-    Arbitrary<Integer> capacity =
-        capped
-            ? Arbitraries.frequencyOf(
-                net.jqwik.api.Tuple.of(3, Arbitraries.just(Member.UNLIMITED)),
-                net.jqwik.api.Tuple.of(2, Arbitraries.integers().between(0, 25)))
-            : Arbitraries.just(Member.UNLIMITED);
-    return Combinators.combine(memberIds(), affinity, capacity).as(Member::of);
+  static Member member(Random r, boolean weighted, boolean capped) {
+    String id = memberId(r);
+    int affinity = 1;
+    if (weighted) {
+      affinity = switch (Tries.weighted(r, 1, 6, 1)) {
+        case 0 -> 0;
+        case 1 -> Tries.between(r, 1, 6);
+        default -> Tries.between(r, 100, 1000);
+      };
+    }
+    int capacity = capped && Tries.weighted(r, 3, 2) == 1 ? Tries.between(r, 0, 25) : Member.UNLIMITED;
+    return Member.of(id, affinity, capacity);
   }
 
-  static Arbitrary<List<Member>> memberLists(boolean weighted, boolean capped, int min) {
-    return members(weighted, capped)
-        .list()
-        .ofMinSize(min)
-        .ofMaxSize(10)
-        .withSizeDistribution(RandomDistribution.uniform())
-        .uniqueElements(Member::id);
+  /** {@code min} to 10 members (each size equally likely), with distinct ids. */
+  static List<Member> memberList(Random r, boolean weighted, boolean capped, int min) {
+    int size = min + r.nextInt(10 - min + 1);
+    Map<String, Member> byId = new LinkedHashMap<>();
+    while (byId.size() < size) {
+      Member m = member(r, weighted, capped);
+      byId.putIfAbsent(m.id(), m);
+    }
+    return new ArrayList<>(byId.values());
   }
 
-  static Arbitrary<List<String>> unitLists(int max) {
-    return Arbitraries.integers()
-        .between(0, 400)
-        .map(i -> decorate("u", i))
-        .list()
-        .ofMaxSize(max)
-        .withSizeDistribution(RandomDistribution.uniform())
-        .uniqueElements();
+  /** 0 to {@code max} distinct units (each size equally likely). */
+  static List<String> unitList(Random r, int max) {
+    int size = r.nextInt(max + 1);
+    Set<String> units = new LinkedHashSet<>();
+    while (units.size() < size) {
+      units.add(decorate("u", Tries.between(r, 0, 400)));
+    }
+    return new ArrayList<>(units);
   }
 
   /** A previous table: empty, produced by the strategy from other inputs, or arbitrary. */
-  static Arbitrary<Table> previousTables() {
-    Arbitrary<Table> produced =
-        Combinators.combine(memberLists(true, true, 0), unitLists(150))
-            .as((ms, us) -> new BalancedAssigner().assign(ms, us));
-    Arbitrary<Table> arbitrary =
-        Combinators.combine(memberIds().list().ofMaxSize(8).uniqueElements(), unitLists(150), Arbitraries.randoms())
-            .as(
-                (ids, us, rnd) -> {
-                  Map<String, List<String>> m = new LinkedHashMap<>();
-                  ids.forEach(id -> m.put(id, new ArrayList<>()));
-                  List<String> unassigned = new ArrayList<>();
-                  for (String u : us) {
-                    int k = rnd.nextInt(ids.size() + 1);
-                    if (k == ids.size()) {
-                      unassigned.add(u);
-                    } else {
-                      m.get(ids.get(k)).add(u);
-                    }
-                  }
-                  return Table.of(m, unassigned);
-                });
-    return Arbitraries.frequencyOf(
-        net.jqwik.api.Tuple.of(1, Arbitraries.just(Table.EMPTY)),
-        net.jqwik.api.Tuple.of(3, produced),
-        net.jqwik.api.Tuple.of(2, arbitrary));
+  static Table previousTable(Random r) {
+    return switch (Tries.weighted(r, 1, 3, 2)) {
+      case 0 -> Table.EMPTY;
+      case 1 -> new BalancedAssigner().assign(memberList(r, true, true, 0), unitList(r, 150));
+      default -> arbitraryTable(r);
+    };
   }
 
-  @Provide
-  Arbitrary<Scenario> scenarios() {
-    return Combinators.combine(memberLists(true, true, 0), unitLists(150), previousTables()).as(Scenario::new);
+  /** Up to 8 members holding random parts of up to 150 units, the rest unassigned. */
+  static Table arbitraryTable(Random r) {
+    int size = Tries.between(r, 0, 8);
+    List<String> ids = new ArrayList<>();
+    while (ids.size() < size) {
+      String id = memberId(r);
+      if (!ids.contains(id)) {
+        ids.add(id);
+      }
+    }
+    Map<String, List<String>> m = new LinkedHashMap<>();
+    ids.forEach(id -> m.put(id, new ArrayList<>()));
+    List<String> unassigned = new ArrayList<>();
+    for (String u : unitList(r, 150)) {
+      int k = r.nextInt(ids.size() + 1);
+      if (k == ids.size()) {
+        unassigned.add(u);
+      } else {
+        m.get(ids.get(k)).add(u);
+      }
+    }
+    return Table.of(m, unassigned);
+  }
+
+  static Scenario scenario(Random r) {
+    return new Scenario(memberList(r, true, true, 0), unitList(r, 150), previousTable(r));
   }
 
   /** Members that all have affinity 1 (with or without capacities) and a table they produced. */
-  @Provide
-  Arbitrary<Scenario> equalScenarios() {
-    return Combinators.combine(memberLists(false, true, 1), unitLists(150))
-        .as((ms, us) -> new Scenario(ms, us, new BalancedAssigner().assign(ms, us)));
+  static Scenario equalScenario(Random r) {
+    List<Member> ms = memberList(r, false, true, 1);
+    List<String> us = unitList(r, 150);
+    return new Scenario(ms, us, new BalancedAssigner().assign(ms, us));
   }
 
-  /** Weighted members without capacities, and a table they produced. */
-  @Provide
-  Arbitrary<Scenario> settledScenarios() {
-    return Combinators.combine(memberLists(true, true, 1), unitLists(150), previousTables())
-        .as((ms, us, older) -> new Scenario(ms, us, new BalancedAssigner().assign(ms, us, older)));
+  /** Weighted members (with or without capacities), and a table they produced from an older one. */
+  static Scenario settledScenario(Random r) {
+    List<Member> ms = memberList(r, true, true, 1);
+    List<String> us = unitList(r, 150);
+    return new Scenario(ms, us, new BalancedAssigner().assign(ms, us, previousTable(r)));
+  }
+
+  static List<String> units(int n) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(decorate("u", i));
+    }
+    return out;
+  }
+
+  /** Member lists at the edges: none, one plain, one that takes nothing, one without room, extremes mixed. */
+  static final List<List<Member>> EDGE_MEMBERS = List.of(
+      List.of(),
+      List.of(Member.of("m0")),
+      List.of(Member.of("m0", 0)),
+      List.of(Member.of("m0", 1, 0)),
+      List.of(Member.of(decorate("m", 2), 1000, 25), Member.of(decorate("m", 4), 1), Member.of(decorate("m", 7), 0, 0),
+          Member.of(decorate("m", 30), 6, 1)));
+
+  /**
+   * The cases that random draws reach only now and then, checked before them: no members, no units, one unit, a
+   * member with affinity 0 or capacity 0, each from an empty table in force and from one of other members.
+   */
+  static List<Scenario> edgeScenarios() {
+    List<List<String>> unitLists = List.of(List.of(), List.of("u0"), units(150));
+    List<Table> previous = List.of(Table.EMPTY, new BalancedAssigner().assign(List.of(Member.of("old", 2)), units(40)));
+    List<Scenario> out = new ArrayList<>();
+    for (List<Member> ms : EDGE_MEMBERS) {
+      for (List<String> us : unitLists) {
+        for (Table t : previous) {
+          out.add(new Scenario(ms, us, t));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** {@link #edgeScenarios()} with at least one member, settled: the table in force is the strategy's own. */
+  static List<Scenario> settledEdgeScenarios() {
+    return edgeScenarios().stream()
+        .filter(s -> !s.members().isEmpty())
+        .map(s -> new Scenario(s.members(), s.units(), new BalancedAssigner().assign(s.members(), s.units(), s.previous())))
+        .toList();
+  }
+
+  /** Members of affinity 1 at the edges (one, one without room, several with capacities), settled. */
+  static List<Scenario> equalEdgeScenarios() {
+    List<List<Member>> memberLists = List.of(
+        List.of(Member.of("m0")),
+        List.of(Member.of("m0", 1, 0)),
+        List.of(Member.of(decorate("m", 1), 1, 25), Member.of(decorate("m", 2)), Member.of(decorate("m", 3), 1, 0)));
+    List<Scenario> out = new ArrayList<>();
+    for (List<Member> ms : memberLists) {
+      for (List<String> us : List.of(List.<String>of(), List.of("u0"), units(150))) {
+        out.add(new Scenario(ms, us, new BalancedAssigner().assign(ms, us)));
+      }
+    }
+    return out;
+  }
+
+  /** A scenario and a seed for the random parts of a property. */
+  record Seeded(Scenario s, long seed) {}
+
+  /** A scenario and a whole number (a pick, a count). */
+  record Picked(Scenario s, int pick) {}
+
+  static List<Seeded> seeded(List<Scenario> edges) {
+    return edges.stream().map(s -> new Seeded(s, 0)).toList();
+  }
+
+  static List<Picked> picked(List<Scenario> edges, int... picks) {
+    List<Picked> out = new ArrayList<>();
+    for (Scenario s : edges) {
+      for (int p : picks) {
+        out.add(new Picked(s, p));
+      }
+    }
+    return out;
   }
 
   // ------------------------------------------------------------------------------ properties
 
-  @Property(tries = 400)
-  void deterministicWhateverTheCollectionOrder(@ForAll("scenarios") Scenario s, @ForAll long seed) {
+  @Test
+  void deterministicWhateverTheCollectionOrder() {
+    Tries.forAll(400, seeded(edgeScenarios()), r -> new Seeded(scenario(r), r.nextLong()),
+        c -> deterministicWhateverTheCollectionOrder(c.s(), c.seed()));
+  }
+
+  private void deterministicWhateverTheCollectionOrder(Scenario s, long seed) {
     Table a = balanced.assign(s.members(), s.units(), s.previous());
     Collection<Member> ms = reordered(s.members(), seed);
     Collection<String> us = reordered(s.units(), seed + 1);
@@ -141,14 +225,24 @@ class BalancedAssignerProperties {
     assertThat(balanced.assign(ms, us, s.previous())).isEqualTo(a); // and stateless
   }
 
-  @Property(tries = 1000)
-  void coverageCapacityAffinityZeroAndWeightedBalance(@ForAll("scenarios") Scenario s) {
+  @Test
+  void coverageCapacityAffinityZeroAndWeightedBalance() {
+    Tries.forAll(1000, edgeScenarios(), BalancedAssignerProperties::scenario,
+        this::coverageCapacityAffinityZeroAndWeightedBalance);
+  }
+
+  private void coverageCapacityAffinityZeroAndWeightedBalance(Scenario s) {
     Table t = balanced.assign(s.members(), s.units(), s.previous());
     checkInvariants(t, s.members(), s.units());
   }
 
-  @Property(tries = 400)
-  void keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes(@ForAll("scenarios") Scenario s) {
+  @Test
+  void keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes() {
+    Tries.forAll(400, edgeScenarios(), BalancedAssignerProperties::scenario,
+        this::keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes);
+  }
+
+  private void keepsPreviousUnitsInOrderUpToQuotaAndAppendsNewOnes(Scenario s) {
     Table t = balanced.assign(s.members(), s.units(), s.previous());
     Set<String> present = new HashSet<>(s.units());
     for (Member m : s.members()) {
@@ -168,20 +262,47 @@ class BalancedAssignerProperties {
     }
   }
 
-  @Property(tries = 1000)
-  void movesTheFewestUnitsOfAnyBalancedTable(@ForAll("scenarios") Scenario s) {
+  @Test
+  void movesTheFewestUnitsOfAnyBalancedTable() {
+    Tries.forAll(1000, edgeScenarios(), BalancedAssignerProperties::scenario,
+        this::movesTheFewestUnitsOfAnyBalancedTable);
+  }
+
+  private void movesTheFewestUnitsOfAnyBalancedTable(Scenario s) {
     Table t = balanced.assign(s.members(), s.units(), s.previous());
     assertThat((long) moved(s.previous(), t, s.units())).isEqualTo(fewestMoves(s.previous(), s.members(), s.units()));
   }
 
-  @Property(tries = 300)
-  void runningAgainMovesNothing(@ForAll("scenarios") Scenario s) {
+  @Test
+  void runningAgainMovesNothing() {
+    Tries.forAll(300, edgeScenarios(), BalancedAssignerProperties::scenario, this::runningAgainMovesNothing);
+  }
+
+  private void runningAgainMovesNothing(Scenario s) {
     Table t = balanced.assign(s.members(), s.units(), s.previous());
     assertThat(balanced.assign(s.members(), s.units(), t)).isEqualTo(t);
   }
 
-  @Property(tries = 300)
-  void capacityShortfallKeepsRunningUnitsAndParksTheRest(@ForAll("settledScenarios") Scenario s, @ForAll("unitListsForChurn") List<String> extra) {
+  /** A settled scenario and new units (up to 40). */
+  record Churned(Scenario s, List<String> units) {}
+
+  static List<Churned> churned(List<Scenario> edges) {
+    List<Churned> out = new ArrayList<>();
+    for (Scenario s : edges) {
+      out.add(new Churned(s, List.of()));
+      out.add(new Churned(s, List.of(decorate("n", 400))));
+      out.add(new Churned(s, churnUnits(40)));
+    }
+    return out;
+  }
+
+  @Test
+  void capacityShortfallKeepsRunningUnitsAndParksTheRest() {
+    Tries.forAll(300, churned(settledEdgeScenarios()), r -> new Churned(settledScenario(r), unitListForChurn(r)),
+        c -> capacityShortfallKeepsRunningUnitsAndParksTheRest(c.s(), c.units()));
+  }
+
+  private void capacityShortfallKeepsRunningUnitsAndParksTheRest(Scenario s, List<String> extra) {
     // add units; anything that does not fit waits, while every running unit keeps running
     List<String> units = new ArrayList<>(s.units());
     for (String u : extra) {
@@ -205,13 +326,32 @@ class BalancedAssignerProperties {
     }
   }
 
-  @Provide
-  Arbitrary<List<String>> unitListsForChurn() {
-    return Arbitraries.integers().between(400, 700).map(i -> decorate("n", i)).list().ofMaxSize(40).uniqueElements();
+  /** Up to 40 distinct units that no scenario has. */
+  static List<String> unitListForChurn(Random r) {
+    int size = Tries.between(r, 0, 40);
+    Set<String> units = new LinkedHashSet<>();
+    while (units.size() < size) {
+      units.add(decorate("n", Tries.between(r, 400, 700)));
+    }
+    return new ArrayList<>(units);
   }
 
-  @Property(tries = 400)
-  void oneMemberLeavingMovesExactlyTheOptimum(@ForAll("settledScenarios") Scenario s, @ForAll @IntRange(min = 0, max = 100) int pick) {
+  static List<String> churnUnits(int n) {
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(decorate("n", 400 + i));
+    }
+    return out;
+  }
+
+  @Test
+  void oneMemberLeavingMovesExactlyTheOptimum() {
+    Tries.forAll(400, picked(settledEdgeScenarios(), 0, 1, 100),
+        r -> new Picked(settledScenario(r), Tries.between(r, 0, 100)),
+        c -> oneMemberLeavingMovesExactlyTheOptimum(c.s(), c.pick()));
+  }
+
+  private void oneMemberLeavingMovesExactlyTheOptimum(Scenario s, int pick) {
     List<Member> after = new ArrayList<>(s.members());
     Member gone = after.remove(pick % after.size());
     Table t = balanced.assign(after, s.units(), s.previous());
@@ -229,8 +369,22 @@ class BalancedAssignerProperties {
     return ms.stream().noneMatch(Member::hasCapacityLimit) && ms.stream().map(Member::affinity).distinct().count() <= 1;
   }
 
-  @Property(tries = 400)
-  void oneMemberJoiningMovesAtMostTheOptimum(@ForAll("settledScenarios") Scenario s, @ForAll("joiners") Member joiner) {
+  /** A settled scenario and a member that joins it. */
+  record Joined(Scenario s, Member joiner) {}
+
+  @Test
+  void oneMemberJoiningMovesAtMostTheOptimum() {
+    List<Joined> edges = new ArrayList<>();
+    for (Scenario s : settledEdgeScenarios()) {
+      for (int w : new int[] {0, 1, 8}) {
+        edges.add(new Joined(s, Member.of(decorate("joiner", 100 + w), w)));
+      }
+    }
+    Tries.forAll(400, edges, r -> new Joined(settledScenario(r), joiner(r)),
+        c -> oneMemberJoiningMovesAtMostTheOptimum(c.s(), c.joiner()));
+  }
+
+  private void oneMemberJoiningMovesAtMostTheOptimum(Scenario s, Member joiner) {
     if (s.members().stream().anyMatch(m -> m.id().equals(joiner.id()))) {
       return;
     }
@@ -248,15 +402,23 @@ class BalancedAssignerProperties {
     }
   }
 
-  @Provide
-  Arbitrary<Member> joiners() {
-    return Combinators.combine(Arbitraries.integers().between(100, 120), Arbitraries.integers().between(0, 8))
-        .as((i, w) -> Member.of(decorate("joiner", i), w));
+  static Member joiner(Random r) {
+    return Member.of(decorate("joiner", Tries.between(r, 100, 120)), Tries.between(r, 0, 8));
   }
 
-  @Property(tries = 400)
-  void withEqualAffinitiesAddingOrReplacingUnitsMovesNoOtherUnit(
-      @ForAll("equalScenarios") Scenario s, @ForAll("unitListsForChurn") List<String> added, @ForAll boolean replace) {
+  @Test
+  void withEqualAffinitiesAddingOrReplacingUnitsMovesNoOtherUnit() {
+    record Case(Scenario s, List<String> added, boolean replace) {}
+    List<Case> edges = new ArrayList<>();
+    for (Churned c : churned(equalEdgeScenarios())) {
+      edges.add(new Case(c.s(), c.units(), false));
+      edges.add(new Case(c.s(), c.units(), true));
+    }
+    Tries.forAll(400, edges, r -> new Case(equalScenario(r), unitListForChurn(r), r.nextBoolean()),
+        c -> withEqualAffinitiesAddingOrReplacingUnitsMovesNoOtherUnit(c.s(), c.added(), c.replace()));
+  }
+
+  private void withEqualAffinitiesAddingOrReplacingUnitsMovesNoOtherUnit(Scenario s, List<String> added, boolean replace) {
     List<String> units = new ArrayList<>(s.units());
     List<String> removed = new ArrayList<>();
     for (String u : added) {
@@ -270,8 +432,13 @@ class BalancedAssignerProperties {
     assertThat(moved(s.previous(), t, units)).as("other units moved").isZero();
   }
 
-  @Property(tries = 400)
-  void removingUnitsMovesOnlyWhatBalanceRequires(@ForAll("settledScenarios") Scenario s, @ForAll @IntRange(min = 1, max = 20) int k) {
+  @Test
+  void removingUnitsMovesOnlyWhatBalanceRequires() {
+    Tries.forAll(400, picked(settledEdgeScenarios(), 1, 20), r -> new Picked(settledScenario(r), Tries.between(r, 1, 20)),
+        c -> removingUnitsMovesOnlyWhatBalanceRequires(c.s(), c.pick()));
+  }
+
+  private void removingUnitsMovesOnlyWhatBalanceRequires(Scenario s, int k) {
     List<String> units = new ArrayList<>(s.units());
     for (int i = 0; i < k && !units.isEmpty(); i++) {
       units.remove((i * 7919) % units.size());
@@ -346,8 +513,13 @@ class BalancedAssignerProperties {
     return new Step(ml, us, new Changes(mAdded, mRemoved, mChanged, uAdded, uRemoved));
   }
 
-  @Property(tries = 1000)
-  void updateEqualsAssignForRandomChanges(@ForAll("scenarios") Scenario s, @ForAll long seed) {
+  @Test
+  void updateEqualsAssignForRandomChanges() {
+    Tries.forAll(1000, seeded(edgeScenarios()), r -> new Seeded(scenario(r), r.nextLong()),
+        c -> updateEqualsAssignForRandomChanges(c.s(), c.seed()));
+  }
+
+  private void updateEqualsAssignForRandomChanges(Scenario s, long seed) {
     Random rnd = new Random(seed);
     // a chain of updates, each checked against the full computation
     List<Member> members = s.members();
@@ -365,8 +537,13 @@ class BalancedAssignerProperties {
     }
   }
 
-  @Property(tries = 200)
-  void updateWithAWrongUnitHintStillEqualsAssign(@ForAll("scenarios") Scenario s, @ForAll long seed) {
+  @Test
+  void updateWithAWrongUnitHintStillEqualsAssign() {
+    Tries.forAll(200, seeded(edgeScenarios()), r -> new Seeded(scenario(r), r.nextLong()),
+        c -> updateWithAWrongUnitHintStillEqualsAssign(c.s(), c.seed()));
+  }
+
+  private void updateWithAWrongUnitHintStillEqualsAssign(Scenario s, long seed) {
     Random rnd = new Random(seed);
     Table table = balanced.assign(s.members(), s.units(), s.previous());
     Step step = randomStep(s.members(), s.units(), rnd);
@@ -403,8 +580,19 @@ class BalancedAssignerProperties {
 
   // ------------------------------------------------------------------------------ bad input
 
-  @Property(tries = 200)
-  void duplicateOrEmptyUnitsAreRejectedNamingThem(@ForAll("scenarios") Scenario s, @ForAll @IntRange(min = 0, max = 1000) int at, @ForAll boolean empty) {
+  @Test
+  void duplicateOrEmptyUnitsAreRejectedNamingThem() {
+    record Case(Scenario s, int at, boolean empty) {}
+    List<Case> edges = new ArrayList<>();
+    for (Picked p : picked(edgeScenarios(), 0, 1, 1000)) {
+      edges.add(new Case(p.s(), p.pick(), false));
+      edges.add(new Case(p.s(), p.pick(), true));
+    }
+    Tries.forAll(200, edges, r -> new Case(scenario(r), Tries.between(r, 0, 1000), r.nextBoolean()),
+        c -> duplicateOrEmptyUnitsAreRejectedNamingThem(c.s(), c.at(), c.empty()));
+  }
+
+  private void duplicateOrEmptyUnitsAreRejectedNamingThem(Scenario s, int at, boolean empty) {
     List<String> units = new ArrayList<>(s.units());
     String bad;
     if (empty || units.isEmpty()) {
@@ -427,8 +615,13 @@ class BalancedAssignerProperties {
         .isEqualTo(bad.isEmpty() ? "unit name is empty" : "unit " + io.allot.core.model.Names.quote(bad) + " is listed twice");
   }
 
-  @Property(tries = 100)
-  void duplicateMembersAreRejectedNamingThem(@ForAll("scenarios") Scenario s, @ForAll @IntRange(min = 0, max = 1000) int at) {
+  @Test
+  void duplicateMembersAreRejectedNamingThem() {
+    Tries.forAll(100, picked(edgeScenarios(), 0, 1, 1000), r -> new Picked(scenario(r), Tries.between(r, 0, 1000)),
+        c -> duplicateMembersAreRejectedNamingThem(c.s(), c.pick()));
+  }
+
+  private void duplicateMembersAreRejectedNamingThem(Scenario s, int at) {
     if (s.members().isEmpty()) {
       return;
     }

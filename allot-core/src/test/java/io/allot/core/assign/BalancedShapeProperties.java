@@ -13,12 +13,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
 
 /**
  * The bounds of the default strategy ({@link Assigners#DEFAULT}, {@code balanced}) on the shapes
@@ -36,6 +31,8 @@ import net.jqwik.api.Provide;
  *       Alabama-paradox case), and removing units moves exactly what balance forces;
  *   <li>{@link Assigner#update} equals {@link Assigner#assign} for each change.
  * </ul>
+ *
+ * <p>Each property runs on every ratio and kind first (seed 0), then on random shapes ({@link Tries}).
  */
 class BalancedShapeProperties {
   private final Assigner assigner = Assigners.byName(Assigners.DEFAULT);
@@ -48,11 +45,21 @@ class BalancedShapeProperties {
     }
   }
 
-  @Provide
-  Arbitrary<Shape> shapes() {
-    Arbitrary<Integer> ratios = Arbitraries.of(1, 2, 5, 20, 100, 1000);
-    return Combinators.combine(ratios, Arbitraries.integers().between(0, 3), Arbitraries.longs())
-        .as((r, kind, seed) -> shape(r, kind, seed));
+  static final int[] RATIOS = {1, 2, 5, 20, 100, 1000};
+
+  static Shape randomShape(Random r) {
+    return shape(RATIOS[r.nextInt(RATIOS.length)], r.nextInt(4), r.nextLong());
+  }
+
+  /** Every ratio with every kind. */
+  static List<Shape> edgeShapes() {
+    List<Shape> out = new ArrayList<>();
+    for (int ratio : RATIOS) {
+      for (int kind = 0; kind < 4; kind++) {
+        out.add(shape(ratio, kind, 0));
+      }
+    }
+    return out;
   }
 
   /** kind: 0 equal affinities, 1 weighted, 2 equal with capacities, 3 weighted with capacities. */
@@ -100,14 +107,23 @@ class BalancedShapeProperties {
     return t;
   }
 
-  @Property(tries = 300)
-  void balanceIsWithinOneUnitOfTheWeightedShare(@ForAll("shapes") Shape s) {
+  @Test
+  void balanceIsWithinOneUnitOfTheWeightedShare() {
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::balanceIsWithinOneUnitOfTheWeightedShare);
+  }
+
+  private void balanceIsWithinOneUnitOfTheWeightedShare(Shape s) {
     checkInvariants(s.previous(), s.members(), s.units());
     assertThat(assigner.assign(s.members(), s.units(), s.previous())).isEqualTo(s.previous()); // settled
   }
 
-  @Property(tries = 300)
-  void oneMemberLeavingMovesTheOptimum(@ForAll("shapes") Shape s) {
+  @Test
+  void oneMemberLeavingMovesTheOptimum() {
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape, this::oneMemberLeavingMovesTheOptimum);
+  }
+
+  private void oneMemberLeavingMovesTheOptimum(Shape s) {
     List<Member> after = new ArrayList<>(s.members());
     Member gone = after.remove((int) Math.floorMod(s.seed(), (long) after.size()));
     Table t = after(s, after, s.units(), Changes.memberRemoved(gone.id()));
@@ -119,8 +135,12 @@ class BalancedShapeProperties {
     }
   }
 
-  @Property(tries = 300)
-  void oneMemberJoiningMovesTheOptimum(@ForAll("shapes") Shape s) {
+  @Test
+  void oneMemberJoiningMovesTheOptimum() {
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape, this::oneMemberJoiningMovesTheOptimum);
+  }
+
+  private void oneMemberJoiningMovesTheOptimum(Shape s) {
     List<Member> after = new ArrayList<>(s.members());
     Member joiner = Member.of("joiner", 1 + (int) Math.floorMod(s.seed(), 5L));
     after.add(joiner);
@@ -148,8 +168,13 @@ class BalancedShapeProperties {
     return out;
   }
 
-  @Property(tries = 300)
-  void addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise(@ForAll("shapes") Shape s) {
+  @Test
+  void addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise() {
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise);
+  }
+
+  private void addingUnitsMovesNoOtherUnitWithEqualAffinitiesAndAtMostOnePerMemberOtherwise(Shape s) {
     List<String> added = fresh(onePercent(s).size());
     List<String> units = new ArrayList<>(s.units());
     units.addAll(added);
@@ -166,8 +191,13 @@ class BalancedShapeProperties {
     }
   }
 
-  @Property(tries = 300)
-  void replacingUnitsMovesNoOtherUnitWithEqualAffinities(@ForAll("shapes") Shape s) {
+  @Test
+  void replacingUnitsMovesNoOtherUnitWithEqualAffinities() {
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::replacingUnitsMovesNoOtherUnitWithEqualAffinities);
+  }
+
+  private void replacingUnitsMovesNoOtherUnitWithEqualAffinities(Shape s) {
     List<String> removed = onePercent(s);
     List<String> added = fresh(removed.size());
     List<String> units = new ArrayList<>(s.units());
@@ -181,8 +211,13 @@ class BalancedShapeProperties {
     }
   }
 
-  @Property(tries = 300)
-  void removingUnitsMovesExactlyWhatBalanceForces(@ForAll("shapes") Shape s) {
+  @Test
+  void removingUnitsMovesExactlyWhatBalanceForces() {
+    Tries.forAll(300, edgeShapes(), BalancedShapeProperties::randomShape,
+        this::removingUnitsMovesExactlyWhatBalanceForces);
+  }
+
+  private void removingUnitsMovesExactlyWhatBalanceForces(Shape s) {
     List<String> removed = onePercent(s);
     List<String> units = new ArrayList<>(s.units());
     units.removeAll(removed);

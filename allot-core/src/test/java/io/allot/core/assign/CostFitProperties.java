@@ -1,6 +1,9 @@
 package io.allot.core.assign;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.allot.core.model.Member;
 import java.util.ArrayList;
@@ -11,12 +14,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
-/** {@link CostFit}: capacities in cost units, every unit once, minimal eviction, determinism. */
+/**
+ * {@link CostFit}: capacities in cost units, every unit once, minimal eviction, determinism. Each property is a
+ * QuickTheories theory over the seed of a random case (seeds 0, min and max first); a failure prints the falsifying
+ * seed and QuickTheories' own seed, which {@code qt().withFixedSeed(...)} or {@code -DQT_SEED=...} replays.
+ */
 class CostFitProperties {
 
   private record Case(List<Member> members, List<String> units, Map<String, Integer> costs, Table table) {}
@@ -47,8 +51,12 @@ class CostFitProperties {
     return costs.getOrDefault(u, 1);
   }
 
-  @Property(tries = 400)
-  void everyUnitOnceNoMemberOverCapacityAndOverflowFitsNowhere(@ForAll long seed) {
+  @Test
+  void everyUnitOnceNoMemberOverCapacityAndOverflowFitsNowhere() {
+    qt().withExamples(400).forAll(longs().all()).checkAssert(this::everyUnitOnceNoMemberOverCapacityAndOverflowFitsNowhere);
+  }
+
+  private void everyUnitOnceNoMemberOverCapacityAndOverflowFitsNowhere(long seed) {
     Case c = randomCase(seed, false);
     Table t = CostFit.fit(c.table(), c.members(), c.costs());
     List<String> all = new ArrayList<>(t.unassigned());
@@ -73,14 +81,22 @@ class CostFitProperties {
     }
   }
 
-  @Property(tries = 200)
-  void withUnitCostsAStrategysTableComesBackUnchanged(@ForAll long seed) {
+  @Test
+  void withUnitCostsAStrategysTableComesBackUnchanged() {
+    qt().withExamples(200).forAll(longs().all()).checkAssert(this::withUnitCostsAStrategysTableComesBackUnchanged);
+  }
+
+  private void withUnitCostsAStrategysTableComesBackUnchanged(long seed) {
     Case c = randomCase(seed, true);
     assertThat(CostFit.fit(c.table(), c.members(), Map.of())).isSameAs(c.table());
   }
 
-  @Property(tries = 200)
-  void unitsThatFitWhereTheyAreStay(@ForAll long seed) {
+  @Test
+  void unitsThatFitWhereTheyAreStay() {
+    qt().withExamples(200).forAll(longs().all()).checkAssert(this::unitsThatFitWhereTheyAreStay);
+  }
+
+  private void unitsThatFitWhereTheyAreStay(long seed) {
     Case c = randomCase(seed, false);
     Table t = CostFit.fit(c.table(), c.members(), c.costs());
     for (Member m : c.members()) {
@@ -97,8 +113,12 @@ class CostFitProperties {
     }
   }
 
-  @Property(tries = 200)
-  void memberOrderDoesNotMatter(@ForAll long seed, @ForAll @IntRange(min = 0, max = 1000) int shuffle) {
+  @Test
+  void memberOrderDoesNotMatter() {
+    qt().withExamples(200).forAll(longs().all(), integers().between(0, 1000)).checkAssert(this::memberOrderDoesNotMatter);
+  }
+
+  private void memberOrderDoesNotMatter(long seed, int shuffle) {
     Case c = randomCase(seed, false);
     List<Member> shuffled = new ArrayList<>(c.members());
     Collections.shuffle(shuffled, new Random(shuffle));

@@ -9,40 +9,117 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.IntRange;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The rendezvous strategies (unbounded and bounded) against the definition and their rules, on random members and
+ * units whose names are short, any unicode (lone surrogates too) or long; each property runs on edge cases first, then
+ * on seeded random cases ({@link Tries}).
+ */
 class RendezvousProperties {
   static final RendezvousAssigner UNBOUNDED = RendezvousAssigner.unbounded();
   static final RendezvousAssigner BOUNDED = RendezvousAssigner.withDefaults();
 
   record Case(List<Member> members, List<String> units, long seed) {}
 
-  @Provide
-  Arbitrary<Case> cases() {
-    Arbitrary<String> names =
-        Arbitraries.oneOf(
-            Arbitraries.strings().alpha().numeric().ofMinLength(1).ofMaxLength(12),
-            Arbitraries.strings().excludeChars(',').ofMinLength(1).ofMaxLength(6), // any unicode (incl. surrogates) but the separator
-            Arbitraries.strings().alpha().ofLength(300));
-    Arbitrary<List<String>> units = names.list().ofMaxSize(300).uniqueElements();
-    Arbitrary<List<Member>> members =
-        Combinators.combine(names, Arbitraries.integers().between(0, 5))
-            .as((id, w) -> Member.of("m-" + id, w))
-            .list()
-            .ofMaxSize(25)
-            .uniqueElements(Member::id);
-    return Combinators.combine(members, units, Arbitraries.longs()).as(Case::new);
+  static final String ALPHA = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  static final String ALPHANUMERIC = ALPHA + "0123456789";
+
+  /** Letters and digits (1 to 12), any unicode but the separator (1 to 6, lone surrogates too), or 300 letters. */
+  static String name(Random r) {
+    return switch (r.nextInt(3)) {
+      case 0 -> chars(r, ALPHANUMERIC, Tries.between(r, 1, 12));
+      case 1 -> anyChars(r, Tries.between(r, 1, 6));
+      default -> chars(r, ALPHA, 300);
+    };
+  }
+
+  static String chars(Random r, String from, int length) {
+    StringBuilder b = new StringBuilder();
+    for (int i = 0; i < length; i++) {
+      b.append(from.charAt(r.nextInt(from.length())));
+    }
+    return b.toString();
+  }
+
+  /** Any chars but ',': often ASCII, surrogates (mostly unpaired) or the ends of the UTF-8 byte lengths. */
+  static String anyChars(Random r, int length) {
+    char[] edges = {0, 0x7f, 0x80, 0x7ff, 0x800, 0xd7ff, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xe000, 0xfffe, 0xffff};
+    StringBuilder b = new StringBuilder();
+    while (b.length() < length) {
+      char c = switch (r.nextInt(4)) {
+        case 0 -> (char) (0x20 + r.nextInt(0x5f));
+        case 1 -> (char) (0xd800 + r.nextInt(0x800));
+        case 2 -> edges[r.nextInt(edges.length)];
+        default -> (char) r.nextInt(0x10000);
+      };
+      if (c != ',') {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  static Case randomCase(Random r) {
+    int m = Tries.between(r, 0, 25);
+    Map<String, Member> members = new LinkedHashMap<>();
+    while (members.size() < m) {
+      String id = "m-" + name(r);
+      members.putIfAbsent(id, Member.of(id, Tries.between(r, 0, 5)));
+    }
+    int n = Tries.between(r, 0, 300);
+    Set<String> units = new LinkedHashSet<>();
+    while (units.size() < n) {
+      units.add(name(r));
+    }
+    return new Case(List.copyOf(members.values()), List.copyOf(units), r.nextLong());
+  }
+
+  /** No members, no units, one of each, affinity 0 and 5, and the awkward names: NUL, lone surrogates, U+FFFF, long. */
+  static List<Case> edgeCases() {
+    String long300 = "x".repeat(300);
+    List<List<Member>> memberLists = List.of(
+        List.of(),
+        List.of(Member.of("m-a")),
+        List.of(Member.of("m-a", 0)),
+        List.of(Member.of("m-a", 5), Member.of("m-\ud800", 1), Member.of("m-" + long300, 0), Member.of("m-\uffff", 3),
+            Member.of("m-\u0000", 2)));
+    List<String> many = new ArrayList<>();
+    for (int i = 0; i < 300; i++) {
+      many.add("u" + i);
+    }
+    List<List<String>> unitLists = List.of(
+        List.of(), List.of("a"), List.of("\u0000", "\ud800", "\udfff", "\udbff\udc00", "\uffff", long300, "0"), many);
+    List<Case> out = new ArrayList<>();
+    for (List<Member> ms : memberLists) {
+      for (List<String> us : unitLists) {
+        out.add(new Case(ms, us, 0));
+      }
+    }
+    return out;
+  }
+
+  private static void forAllCases(int tries, Consumer<Case> property) {
+    Tries.forAll(tries, edgeCases(), RendezvousProperties::randomCase, property);
+  }
+
+  /** A case and a whole number (a pick, a weight, a count). */
+  record Picked(Case c, int pick) {}
+
+  private static void forAllCases(int tries, int min, int max, Consumer<Picked> property) {
+    List<Picked> edges = new ArrayList<>();
+    for (Case c : edgeCases()) {
+      edges.add(new Picked(c, min));
+      edges.add(new Picked(c, max));
+    }
+    Tries.forAll(tries, edges, r -> new Picked(randomCase(r), Tries.between(r, min, max)), property);
   }
 
   /** The definition, written out naively: highest -w/ln(U) wins, ties to the later id. */
@@ -73,14 +150,22 @@ class RendezvousProperties {
     return out;
   }
 
-  @Property(tries = 200)
-  void unboundedEqualsTheDefinition(@ForAll("cases") Case c) {
+  @Test
+  void unboundedEqualsTheDefinition() {
+    forAllCases(200, this::unboundedEqualsTheDefinition);
+  }
+
+  private void unboundedEqualsTheDefinition(Case c) {
     Table t = UNBOUNDED.assign(c.members(), c.units());
     assertThat(t.ownerIndex()).isEqualTo(reference(c.members(), c.units()));
   }
 
-  @Property(tries = 200)
-  void deterministicUnderShuffle(@ForAll("cases") Case c) {
+  @Test
+  void deterministicUnderShuffle() {
+    forAllCases(200, this::deterministicUnderShuffle);
+  }
+
+  private void deterministicUnderShuffle(Case c) {
     for (RendezvousAssigner a : List.of(UNBOUNDED, BOUNDED)) {
       Table t1 = a.assign(c.members(), c.units());
       List<Member> ms = new ArrayList<>(c.members());
@@ -92,8 +177,12 @@ class RendezvousProperties {
     }
   }
 
-  @Property(tries = 200)
-  void coverageAffinityZeroAndBound(@ForAll("cases") Case c) {
+  @Test
+  void coverageAffinityZeroAndBound() {
+    forAllCases(200, this::coverageAffinityZeroAndBound);
+  }
+
+  private void coverageAffinityZeroAndBound(Case c) {
     for (RendezvousAssigner a : List.of(UNBOUNDED, BOUNDED)) {
       Table t = a.assign(c.members(), c.units());
       boolean anyEligible = c.members().stream().anyMatch(m -> m.affinity() > 0);
@@ -117,8 +206,12 @@ class RendezvousProperties {
     }
   }
 
-  @Property(tries = 150)
-  void boundedIsAStableMatching(@ForAll("cases") Case c) {
+  @Test
+  void boundedIsAStableMatching() {
+    forAllCases(150, this::boundedIsAStableMatching);
+  }
+
+  private void boundedIsAStableMatching(Case c) {
     Table t = BOUNDED.assign(c.members(), c.units());
     // no unit u and member m such that u prefers m to its owner and m has room or prefers u to one of its units
     Member[] ms = Inputs.sortedMembers(c.members());
@@ -161,8 +254,12 @@ class RendezvousProperties {
     return ka > kb || (ka == kb && a > b);
   }
 
-  @Property(tries = 150)
-  void leaveMovesOnlyTheLeaversUnits(@ForAll("cases") Case c, @ForAll @IntRange(min = 0, max = 1000) int pick) {
+  @Test
+  void leaveMovesOnlyTheLeaversUnits() {
+    forAllCases(150, 0, 1000, p -> leaveMovesOnlyTheLeaversUnits(p.c(), p.pick()));
+  }
+
+  private void leaveMovesOnlyTheLeaversUnits(Case c, int pick) {
     if (c.members().isEmpty()) {
       return;
     }
@@ -183,8 +280,12 @@ class RendezvousProperties {
         .isEqualTo(BOUNDED.assign(after, c.units()));
   }
 
-  @Property(tries = 150)
-  void joinTakesOnlyWhatTheJoinerWins(@ForAll("cases") Case c, @ForAll @IntRange(min = 1, max = 5) int w) {
+  @Test
+  void joinTakesOnlyWhatTheJoinerWins() {
+    forAllCases(150, 1, 5, p -> joinTakesOnlyWhatTheJoinerWins(p.c(), p.pick()));
+  }
+
+  private void joinTakesOnlyWhatTheJoinerWins(Case c, int w) {
     Member joiner = Member.of("joiner-" + c.seed(), w);
     if (c.members().stream().anyMatch(m -> m.id().equals(joiner.id()))) {
       return;
@@ -201,8 +302,19 @@ class RendezvousProperties {
     assertThat(UNBOUNDED.update(t1, after, c.units(), Changes.memberAdded(joiner.id()))).isEqualTo(t2);
   }
 
-  @Property(tries = 150)
-  void affinityChangeUpdateEqualsFullRun(@ForAll("cases") Case c, @ForAll @IntRange(min = 0, max = 6) int w, @ForAll @IntRange(min = 0, max = 1000) int pick) {
+  @Test
+  void affinityChangeUpdateEqualsFullRun() {
+    record Changed(Case c, int w, int pick) {}
+    List<Changed> edges = new ArrayList<>();
+    for (Case c : edgeCases()) {
+      edges.add(new Changed(c, 0, 0));
+      edges.add(new Changed(c, 6, 1000));
+    }
+    Tries.forAll(150, edges, r -> new Changed(randomCase(r), Tries.between(r, 0, 6), Tries.between(r, 0, 1000)),
+        x -> affinityChangeUpdateEqualsFullRun(x.c(), x.w(), x.pick()));
+  }
+
+  private void affinityChangeUpdateEqualsFullRun(Case c, int w, int pick) {
     if (c.members().isEmpty()) {
       return;
     }
@@ -216,8 +328,12 @@ class RendezvousProperties {
     }
   }
 
-  @Property(tries = 150)
-  void unitChurnMovesNoOtherUnit(@ForAll("cases") Case c, @ForAll @IntRange(min = 0, max = 20) int churn) {
+  @Test
+  void unitChurnMovesNoOtherUnit() {
+    forAllCases(150, 0, 20, p -> unitChurnMovesNoOtherUnit(p.c(), p.pick()));
+  }
+
+  private void unitChurnMovesNoOtherUnit(Case c, int churn) {
     List<String> before = c.units();
     int k = Math.min(churn, before.size());
     Set<String> removed = new HashSet<>(before.subList(0, k));
@@ -242,8 +358,12 @@ class RendezvousProperties {
     }
   }
 
-  @Property(tries = 100)
-  void capacityIsNeverExceededAndOverflowIsReported(@ForAll("cases") Case c, @ForAll @IntRange(min = 0, max = 20) int cap) {
+  @Test
+  void capacityIsNeverExceededAndOverflowIsReported() {
+    forAllCases(100, 0, 20, p -> capacityIsNeverExceededAndOverflowIsReported(p.c(), p.pick()));
+  }
+
+  private void capacityIsNeverExceededAndOverflowIsReported(Case c, int cap) {
     List<Member> capped = c.members().stream().map(m -> m.withCapacity(cap)).toList();
     for (RendezvousAssigner a : List.of(UNBOUNDED, BOUNDED)) {
       Table t = a.assign(capped, c.units());

@@ -1,6 +1,11 @@
 package io.allot.tasks.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
 import io.allot.store.MemberMeta;
 import io.allot.store.MemberRecord;
@@ -12,24 +17,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.core.Gen;
 
-/** Invariants of {@link TaskStatuses#derive} over random specs, owners, members and tables. */
+/**
+ * Invariants of {@link TaskStatuses#derive} over random specs, owners, members and tables: QuickTheories theories,
+ * which try the bounds first (no member, four members; the lowest and highest of each number) and then random cases; a
+ * failure prints the falsifying case and the seed, which {@code -DQT_SEED=...} replays.
+ */
 class TaskStatusesProperties {
   static final long NOW = 1_000_000;
 
   record Case(TaskSpec spec, UnitOwner owner, PoolState pool) {}
 
-  @Provide
-  Arbitrary<Case> cases() {
-    Arbitrary<Integer> memberCount = Arbitraries.integers().between(0, 4);
-    return memberCount.flatMap(n -> {
-      Arbitrary<List<MemberRecord>> members = Arbitraries.integers().between(0, 1000).list().ofSize(n * 4).map(r -> {
+  static Gen<Case> cases() {
+    return integers().between(0, 4).flatMap(n -> {
+      Gen<List<MemberRecord>> members = lists().of(integers().between(0, 1000)).ofSize(n * 4).map(r -> {
         List<MemberRecord> out = new ArrayList<>();
         for (int i = 0; i < n; i++) {
           int cap = r.get(4 * i) % 5 == 0 ? Integer.MAX_VALUE : r.get(4 * i) % 12;
@@ -38,15 +41,15 @@ class TaskStatusesProperties {
         }
         return out;
       });
-      Arbitrary<TaskSpec> spec = Combinators.combine(Arbitraries.integers().between(1, 12), Arbitraries.of(true, false),
-          Arbitraries.integers().between(0, 3), Arbitraries.of(0, 1, 2)).as((cost, deleted, runToken, fault) ->
+      Gen<TaskSpec> spec = integers().between(1, 12).zip(booleans().all(), integers().between(0, 3),
+          arbitrary().pick(0, 1, 2), (cost, deleted, runToken, fault) ->
           new TaskSpec("t", "{}", cost, 1, 1, 1, deleted ? 5 : 0,
               runToken == 0 ? null : new TaskRun("m0", runToken, 1, 1),
               fault == 0 || runToken == 0 ? null : new TaskFault(3, fault == 2, "err", 1)));
-      Arbitrary<UnitOwner> owner = Combinators.combine(Arbitraries.integers().between(-1, Math.max(0, n - 1)),
-          Arbitraries.integers().between(1, 2), Arbitraries.integers().between(1, 3))
-          .as((m, session, token) -> m < 0 ? null : new UnitOwner("t", "m" + m, session, token));
-      Arbitrary<Map<String, List<String>>> table = Arbitraries.integers().between(0, 7).list().ofSize(n).map(r -> {
+      Gen<UnitOwner> owner = integers().between(-1, Math.max(0, n - 1)).zip(
+          integers().between(1, 2), integers().between(1, 3),
+          (m, session, token) -> m < 0 ? null : new UnitOwner("t", "m" + m, session, token));
+      Gen<Map<String, List<String>>> table = lists().of(integers().between(0, 7)).ofSize(n).map(r -> {
         Map<String, List<String>> t = new LinkedHashMap<>();
         for (int i = 0; i < n; i++) {
           List<String> units = new ArrayList<>();
@@ -60,7 +63,7 @@ class TaskStatusesProperties {
         }
         return t;
       });
-      return Combinators.combine(members, spec, owner, table).as((ms, s, o, t) -> {
+      return members.zip(spec, owner, table, (ms, s, o, t) -> {
         Map<String, MemberRecord> byId = new LinkedHashMap<>();
         ms.forEach(m -> byId.put(m.id(), m));
         Map<String, Integer> costs = new LinkedHashMap<>();
@@ -75,8 +78,12 @@ class TaskStatusesProperties {
     });
   }
 
-  @Property(tries = 2000)
-  void statusFollowsTheRules(@ForAll("cases") Case c) {
+  @Test
+  void statusFollowsTheRules() {
+    qt().withExamples(2000).forAll(cases()).checkAssert(this::statusFollowsTheRules);
+  }
+
+  private void statusFollowsTheRules(Case c) {
     DerivedStatus d = TaskStatuses.derive(c.spec(), c.owner(), c.pool());
     boolean live = TaskStatuses.liveClaim(c.owner(), c.pool());
     // owner and token are exactly those of a live claim
@@ -105,9 +112,12 @@ class TaskStatusesProperties {
   }
 
   /** More capacity on any member never turns a Created task into a Pending one (statuses are monotone in room). */
-  @Property(tries = 1000)
-  void moreCapacityNeverMakesATaskPending(@ForAll("cases") Case c, @ForAll @net.jqwik.api.constraints.IntRange(min = 1,
-      max = 20) int more) {
+  @Test
+  void moreCapacityNeverMakesATaskPending() {
+    qt().withExamples(1000).forAll(cases(), integers().between(1, 20)).checkAssert(this::moreCapacityNeverMakesATaskPending);
+  }
+
+  private void moreCapacityNeverMakesATaskPending(Case c, int more) {
     DerivedStatus before = TaskStatuses.derive(c.spec(), c.owner(), c.pool());
     Map<String, MemberRecord> bigger = new LinkedHashMap<>();
     c.pool().members().forEach((id, m) -> bigger.put(id, new MemberRecord(id, m.meta().withCapacity(
@@ -119,8 +129,12 @@ class TaskStatusesProperties {
     }
   }
 
-  @Property(tries = 500)
-  void deriveIsPure(@ForAll("cases") Case c) {
+  @Test
+  void deriveIsPure() {
+    qt().withExamples(500).forAll(cases()).checkAssert(this::deriveIsPure);
+  }
+
+  private void deriveIsPure(Case c) {
     assertThat(TaskStatuses.derive(c.spec(), c.owner(), c.pool()))
         .isEqualTo(TaskStatuses.derive(c.spec(), c.owner(), c.pool()));
   }
