@@ -78,8 +78,11 @@ final class PgJobQueue implements JobQueue {
       oldestTodo = "SELECT " + MS.formatted("min(due_at)") + " FROM " + t + " WHERE queue = ? AND status = 0";
       failures = get + " WHERE queue = ? AND status IN (20, 70) ORDER BY updated_at DESC, key LIMIT ?";
       rate = "SELECT rate FROM " + s + ".job_queues WHERE queue = ?";
-      purge = "DELETE FROM " + t + " WHERE queue = ? AND key IN (SELECT key FROM " + t + " WHERE queue = ? "
-          + "AND status IN (50, 70) AND updated_at <= clock_timestamp() - ? * interval '1 microsecond' LIMIT ?)";
+      // the status is tested again in the outer WHERE: a row changed while the DELETE waited for it (a retry by hand
+      // committed meanwhile) is re-checked by PostgreSQL against the outer WHERE only, never the subquery
+      purge = "DELETE FROM " + t + " WHERE queue = ? AND status IN (50, 70) AND key IN (SELECT key FROM " + t
+          + " WHERE queue = ? AND status IN (50, 70) AND updated_at <= clock_timestamp() - ? * interval"
+          + " '1 microsecond' LIMIT ?)";
     }
   }
 

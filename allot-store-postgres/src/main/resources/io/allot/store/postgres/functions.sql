@@ -641,7 +641,8 @@ $$;
 -- come and processing ones whose lock expired at least the clock margin ago, highest priority first, then earliest
 -- due; never a row another claim holds (SKIP LOCKED). A picked job whose expired lock was its last attempt is
 -- ignored instead. With a rate limit, at most the permits in the queue's bucket (its row locked only then, so
--- unlimited queues never serialize their claimers). Tokens: greatest(previous + 1, store time in microseconds).
+-- unlimited queues never serialize their claimers; the bucket's time is read once its row is locked and never goes
+-- back: schema version 10). Tokens: greatest(previous + 1, store time in microseconds).
 -- Lock order: job_queues -> jobs.
 CREATE OR REPLACE FUNCTION ${schema}.claim_jobs(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
     p_margin_micros bigint)
@@ -655,13 +656,19 @@ DECLARE
   v_rate    double precision;
   v_permits double precision;
   v_claimed integer;
+  v_refilled timestamptz;
 BEGIN
   SELECT q.rate INTO v_rate FROM ${schema}.job_queues q WHERE q.queue = p_queue;
   IF v_rate > 0 THEN
-    SELECT q.rate, least(greatest(1, q.rate),
-                         q.permits + greatest(0, extract(epoch FROM v_now - q.refilled_at)) * q.rate)
+    SELECT q.refilled_at INTO v_refilled FROM ${schema}.job_queues q WHERE q.queue = p_queue FOR UPDATE;
+    -- the clock is read again once the bucket's row is ours: a claimer that waited for it must not refill from a
+    -- time before the last refill, nor write that older time back (the next claimer would refill the span again)
+    v_now := clock_timestamp();
+    v_micros := floor(extract(epoch FROM v_now) * 1000000)::bigint;
+    v_refilled := greatest(v_now, v_refilled); -- and never backwards, should the store's clock step back
+    SELECT q.rate, least(greatest(1, q.rate), q.permits + extract(epoch FROM v_refilled - q.refilled_at) * q.rate)
       INTO v_rate, v_permits
-      FROM ${schema}.job_queues q WHERE q.queue = p_queue FOR UPDATE;
+      FROM ${schema}.job_queues q WHERE q.queue = p_queue;
     v_allowed := least(p_max, floor(v_permits)::integer);
   END IF;
   IF v_allowed > 0 THEN
@@ -698,7 +705,7 @@ BEGIN
     v_claimed := 0;
   END IF;
   IF v_rate > 0 THEN
-    UPDATE ${schema}.job_queues q SET permits = v_permits - v_claimed, refilled_at = v_now
+    UPDATE ${schema}.job_queues q SET permits = v_permits - v_claimed, refilled_at = v_refilled
      WHERE q.queue = p_queue;
   END IF;
 END

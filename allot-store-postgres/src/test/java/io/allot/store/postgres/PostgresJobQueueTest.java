@@ -72,4 +72,42 @@ class PostgresJobQueueTest extends JobQueueContractTest {
       assertThat(rs.getInt(2)).isZero();
     }
   }
+
+  /**
+   * A purge never deletes a job that stopped being final under it. The interleaving: T1 retries K (finished -> todo)
+   * and has not committed; T2's purge picks K by its committed, final status and waits for K's row; T1 commits; T2
+   * must now leave K alone. PostgreSQL re-checks only the outer WHERE of the waiting DELETE against the new row, so
+   * the status test must be there, not only in the subquery that picked K (without it, K was deleted: the job lost).
+   */
+  @Test
+  void aPurgeWaitingOnAJobRetriedMeanwhileLeavesItAlone() throws Exception {
+    String queue = "purge-race";
+    JobQueue q = store.jobQueue(queue);
+    q.enqueue(List.of(NewJob.of("k"), NewJob.of("old")));
+    for (ClaimedJob c : q.claim("w", 2, Duration.ofMinutes(1))) {
+      q.finish(c.key(), c.token());
+    }
+    try (Connection t1 = TestSchema.raw()) {
+      t1.setAutoCommit(false);
+      try (Statement st = t1.createStatement()) { // the retry's statement, not committed yet
+        st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET status = 0, attempts = 0, due_at = clock_timestamp()"
+            + ", updated_at = clock_timestamp() WHERE queue = '" + queue + "' AND key = 'k'");
+      }
+      java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> peer.jobQueue(queue).purge(Duration.ZERO, 10));
+      // wait until the purge waits for k's row lock
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+        try (Connection c = TestSchema.raw(); Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                + "AND query LIKE 'DELETE FROM " + SCHEMA.quoted() + ".jobs%'")) {
+          rs.next();
+          return rs.getInt(1) > 0;
+        }
+      });
+      t1.commit();
+      assertThat(purge.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("only the job still final").isEqualTo(1);
+    }
+    assertThat(q.get("k")).as("the retried job is kept").get().extracting(j -> j.status().code()).isEqualTo(0);
+    assertThat(q.get("old")).isEmpty();
+  }
 }

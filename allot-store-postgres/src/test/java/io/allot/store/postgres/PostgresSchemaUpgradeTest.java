@@ -55,13 +55,8 @@ class PostgresSchemaUpgradeTest {
 
       try (PostgresStore store = PostgresStore.connect(PostgresStoreConfig.builder(old.uri()).lostStateGuard(GUARD)
           .build())) {
-        List<String> versions = new ArrayList<>();
-        for (int v = 1; v < SchemaMigrator.LATEST; v++) {
-          versions.add(v + " -");
-        }
-        versions.add(SchemaMigrator.LATEST + " " + SchemaMigrator.FUNCTIONS_SHA256);
         assertThat(column(c, "SELECT version || ' ' || coalesce(functions_sha256, '-') FROM " + s
-            + ".allot_schema_version ORDER BY version")).containsExactlyElementsOf(versions);
+            + ".allot_schema_version ORDER BY version")).containsExactlyElementsOf(versionRows());
 
         MemberRecord m1 = store.membership("pool").members().get("m1");
         assertThat(m1.meta()).isEqualTo(m1Meta);
@@ -147,8 +142,7 @@ class PostgresSchemaUpgradeTest {
       try (PostgresStore store = PostgresStore.connect(PostgresStoreConfig.builder(old.uri()).lostStateGuard(GUARD)
           .build())) {
         assertThat(column(c, "SELECT version || ' ' || coalesce(functions_sha256, '-') FROM " + s
-            + ".allot_schema_version ORDER BY version")).containsExactly("1 -", "2 -", "3 -", "4 -", "5 -", "6 -",
-            "7 -", "8 -", "9 " + SchemaMigrator.FUNCTIONS_SHA256);
+            + ".allot_schema_version ORDER BY version")).containsExactlyElementsOf(versionRows());
         assertThat(store.membership("pool").members().get("m1").session()).isEqualTo(session);
         assertThat(store.jobQueue("q").get("k").orElseThrow().data()).isEqualTo("data of release " + release);
         assertThat(column(c, "SELECT coalesce(to_regclass(?)::text, '-') || ' ' || coalesce(to_regclass(?)::text, '-')",
@@ -209,6 +203,16 @@ class PostgresSchemaUpgradeTest {
             + "' WHERE version = " + release);
       }
     }
+  }
+
+  /** The version rows of a schema at the latest version: the functions' hash on the last one only. */
+  private static List<String> versionRows() {
+    List<String> versions = new ArrayList<>();
+    for (int v = 1; v < SchemaMigrator.LATEST; v++) {
+      versions.add(v + " -");
+    }
+    versions.add(SchemaMigrator.LATEST + " " + SchemaMigrator.FUNCTIONS_SHA256);
+    return versions;
   }
 
   private static String legacy(String file) {
