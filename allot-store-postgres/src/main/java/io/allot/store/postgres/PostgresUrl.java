@@ -141,7 +141,7 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
                   + "')");
           case "target_session_attrs" -> params.put("targetServerType", targetServerType(value, original));
           case "dbname" -> db = value;
-          default -> params.put(LIBPQ_TO_PGJDBC.getOrDefault(name, name), value);
+          default -> params.put(driverParameter(LIBPQ_TO_PGJDBC.getOrDefault(name, name), original), value);
         }
       }
     }
@@ -246,6 +246,7 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
       if (allot.take(name, eq < 0 ? "" : decode(pair.substring(eq + 1), url))) {
         continue;
       }
+      driverParameter(name, url);
       kept.append(kept.length() == 0 ? "" : "&").append(pair);
       if (!isSecret(name)) {
         shown.append(shown.length() == 0 ? "" : "&").append(pair);
@@ -254,6 +255,28 @@ public record PostgresUrl(String jdbcUrl, String user, String password, String s
     String jdbc = kept.length() == 0 ? base : base + "?" + kept;
     String description = shown.length() == 0 ? base : base + "?" + shown;
     return new PostgresUrl(jdbc, null, null, allot.schema, allot.guard, allot.clockMargin, description);
+  }
+
+  /**
+   * {@code name} if pgjdbc knows it as a connection property; the driver silently ignores names it does not know, so a
+   * mistyped or misplaced parameter ({@code ?schema=x} for allot's {@code allot_schema}) would connect with the
+   * default and write where nobody meant: refused instead.
+   *
+   * @throws IllegalArgumentException naming the parameter (and allot's parameter it may have meant)
+   */
+  static String driverParameter(String name, String original) {
+    if (org.postgresql.PGProperty.forName(name) != null) {
+      return name;
+    }
+    String hint = switch (name.toLowerCase(Locale.ROOT)) {
+      case "schema", "search_path", "searchpath" -> "; allot's own schema is set with allot_schema";
+      case "guard", "lost_state_guard" -> "; allot's lost-state guard is allot_guard";
+      case "clock_margin" -> "; allot's clock margin is allot_clock_margin";
+      default -> "";
+    };
+    throw new IllegalArgumentException("unknown parameter '" + name + "' in '" + redactAnything(original)
+        + "': neither allot's (allot_schema, allot_guard, allot_clock_margin) nor a PostgreSQL driver property"
+        + hint);
   }
 
   /** allot's own parameters, taken out of a URL as it is parsed. Not thread-safe (one per parse). */

@@ -65,6 +65,24 @@ class PostgresUrlTest {
     assertThat(PostgresUrl.parse("jdbc:postgresql://h/db").jdbcUrl()).isEqualTo("jdbc:postgresql://h/db");
   }
 
+  /**
+   * A parameter that is neither allot's nor the driver's is refused (the driver ignores unknown names, so
+   * {@code ?schema=x} used to connect to the default schema and write there), in either form, naming it.
+   */
+  @Test
+  void anUnknownParameterIsRefusedNamingItInsteadOfBeingIgnored() {
+    assertThatThrownBy(() -> PostgresUrl.parse("postgresql://u:s3cret@h/db?schema=x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("unknown parameter 'schema'").hasMessageContaining("allot_schema")
+        .hasMessageNotContaining("s3cret");
+    assertThatThrownBy(() -> PostgresUrl.parse("jdbc:postgresql://h/db?sslmod=require"))
+        .hasMessageContaining("unknown parameter 'sslmod'");
+    assertThatThrownBy(() -> PostgresUrl.parse("postgresql://h/db?allot_shema=x"))
+        .hasMessageContaining("allot_shema");
+    assertThat(PostgresUrl.parse("postgresql://h/db?sslmode=disable&tcpKeepAlive=true&currentSchema=app").jdbcUrl())
+        .isEqualTo("jdbc:postgresql://h:5432/db?sslmode=disable&tcpKeepAlive=true&currentSchema=app");
+  }
+
   @Test
   void badUrlsAreRefusedWithoutShowingThePassword() {
     assertThatThrownBy(() -> PostgresUrl.parse("mysql://u:s3cret@h/db"))

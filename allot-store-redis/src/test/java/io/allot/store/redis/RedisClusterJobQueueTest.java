@@ -36,7 +36,7 @@ class RedisClusterJobQueueTest extends RedisJobQueueTest {
     String base = "q-" + UUID.randomUUID().toString().substring(0, 8);
     for (int i = 0; nodes.size() < rawRedis.masters(); i++) {
       assertThat(i).as("queues on all %d masters", rawRedis.masters()).isLessThan(1000);
-      String name = base + "-" + i + (i % 2 == 0 ? "" : "{" + i + "}");
+      String name = base + "-" + i + (i % 2 == 0 ? "" : ":" + i);
       JobQueue q = queue(name);
       nodes.add(rawRedis.nodeOf(keys(name)[0]));
       q.enqueue(List.of(NewJob.of("a"), NewJob.of("b").withPriority(1)));

@@ -30,23 +30,29 @@ public final class JobLimits {
   private JobLimits() {}
 
   /**
-   * Checks a queue name: 1 to {@link #MAX_QUEUE_BYTES} bytes of valid UTF-8, no control characters.
+   * Checks a queue name, the one rule of every store: 1 to {@link #MAX_QUEUE_BYTES} characters, each an ASCII letter
+   * or digit or one of {@code . _ - :} (a name then stands as it is in a Redis key, a SQL value, a URL path and a
+   * metric tag: {@code mail}, {@code billing.invoices}, {@code app:emails}).
    *
    * @return the name
+   * @throws IllegalArgumentException naming the name and its first character outside the rule
    */
   public static String checkQueue(String queue) {
     if (queue == null || queue.isEmpty()) {
       throw new IllegalArgumentException("queue name must be non-empty but was " + (queue == null ? "null" : "''"));
     }
-    int bytes = utf8Length("queue name '" + printable(queue) + "'", queue);
-    if (bytes > MAX_QUEUE_BYTES) {
-      throw new IllegalArgumentException("queue name '" + printable(queue) + "' is " + bytes + " bytes; at most "
-          + MAX_QUEUE_BYTES);
+    if (queue.length() > MAX_QUEUE_BYTES) {
+      throw new IllegalArgumentException("queue name '" + printable(queue) + "' is " + queue.length()
+          + " characters; at most " + MAX_QUEUE_BYTES);
     }
     for (int i = 0; i < queue.length(); i++) {
-      if (Character.isISOControl(queue.charAt(i))) {
-        throw new IllegalArgumentException("queue name '" + printable(queue) + "' contains a control character at "
-            + i);
+      char c = queue.charAt(i);
+      boolean ok = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_'
+          || c == '-' || c == ':';
+      if (!ok) {
+        throw new IllegalArgumentException("queue name '" + printable(queue) + "' has "
+            + (Character.isISOControl(c) ? "a control character" : "'" + c + "'") + " at " + i
+            + ": use letters, digits and . _ - : only");
       }
     }
     return queue;

@@ -392,6 +392,11 @@ public abstract class JobQueueContractTest {
     assertThatThrownBy(() -> queue("")).hasMessageContaining("queue name");
     assertThatThrownBy(() -> queue("q".repeat(201))).hasMessageContaining("queue name");
     assertThatThrownBy(() -> queue("a\nb")).hasMessageContaining("control character");
+    // one name rule on every store (a space or a slash was accepted by some stores and not by others)
+    assertThatThrownBy(() -> queue("sp ace/x")).hasMessageContaining("queue name 'sp ace/x'").hasMessageContaining("' '");
+    assertThatThrownBy(() -> queue("{x}")).hasMessageContaining("'{'");
+    assertThatThrownBy(() -> queue("ümlaut")).hasMessageContaining("'ü'");
+    assertThat(queue("app:billing.invoices_v2-eu").name()).isEqualTo("app:billing.invoices_v2-eu");
     assertThatThrownBy(() -> q.enqueue(List.of(NewJob.of("a"), NewJob.of("b"), NewJob.of("a"))))
         .hasMessageContaining("'a' appears twice");
     assertThatThrownBy(() -> q.claim("", 1, LONG)).hasMessageContaining("worker");
