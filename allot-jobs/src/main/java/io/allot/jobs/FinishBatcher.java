@@ -57,7 +57,7 @@ final class FinishBatcher implements AutoCloseable {
       List<Request> again = new ArrayList<>();
       for (Request r : batch) {
         if (tokens.putIfAbsent(r.key(), r.token()) != null) {
-          again.add(r); // the same key twice (cannot happen in one worker): in a batch of its own
+          again.add(r); // the same key twice (cannot happen: one attempt per key at a time): in a batch of its own
         }
       }
       try {
@@ -77,7 +77,7 @@ final class FinishBatcher implements AutoCloseable {
       batch.clear();
       pending.addAll(again);
     }
-    StoreUnavailableException closed = new StoreUnavailableException("worker closed before the finish was reported");
+    StoreUnavailableException closed = new StoreUnavailableException("closed before the finish was reported");
     Request r;
     while ((r = pending.poll()) != null) {
       r.result().completeExceptionally(closed);

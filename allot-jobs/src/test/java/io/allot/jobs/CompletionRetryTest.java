@@ -67,12 +67,12 @@ class CompletionRetryTest {
       FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
       q.enqueue(List.of(NewJob.of("a")));
       q.before.set(2);
-      ConcurrentHashMap<String, JobOutcome> ends = new ConcurrentHashMap<>();
-      try (JobWorker w = JobWorker.builder(q, t -> { }).listener((t, o, e) -> ends.put(t.key(), o))
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
+      try (JobWorker w = JobWorker.builder(q, t -> { }).listener(e -> ends.put(e.key(), e.outcome()))
           .pollInterval(Duration.ofMillis(10)).build().start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
-      assertThat(ends).containsEntry("a", JobOutcome.FINISHED);
+      assertThat(ends).containsEntry("a", AttemptOutcome.FINISHED);
       assertThat(q.get("a").orElseThrow().status()).isEqualTo(JobStatus.FINISHED);
     }
   }
@@ -83,12 +83,12 @@ class CompletionRetryTest {
       FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
       q.enqueue(List.of(NewJob.of("a")));
       q.after.set(1); // applied, then the answer is lost; the retry is refused (the job is finished already)
-      ConcurrentHashMap<String, JobOutcome> ends = new ConcurrentHashMap<>();
-      try (JobWorker w = JobWorker.builder(q, t -> { }).listener((t, o, e) -> ends.put(t.key(), o))
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
+      try (JobWorker w = JobWorker.builder(q, t -> { }).listener(e -> ends.put(e.key(), e.outcome()))
           .pollInterval(Duration.ofMillis(10)).build().start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
-      assertThat(ends).containsEntry("a", JobOutcome.FINISHED);
+      assertThat(ends).containsEntry("a", AttemptOutcome.FINISHED);
     }
   }
 
@@ -98,13 +98,13 @@ class CompletionRetryTest {
       FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
       q.enqueue(List.of(NewJob.of("a").withMaxAttempts(1)));
       q.after.set(1);
-      ConcurrentHashMap<String, JobOutcome> ends = new ConcurrentHashMap<>();
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
       try (JobWorker w = JobWorker.builder(q, t -> {
         throw new IllegalStateException("no");
-      }).listener((t, o, e) -> ends.put(t.key(), o)).pollInterval(Duration.ofMillis(10)).build().start()) {
+      }).listener(e -> ends.put(e.key(), e.outcome())).pollInterval(Duration.ofMillis(10)).build().start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
-      assertThat(ends).containsEntry("a", JobOutcome.IGNORED);
+      assertThat(ends).containsEntry("a", AttemptOutcome.IGNORED);
     }
   }
 }
