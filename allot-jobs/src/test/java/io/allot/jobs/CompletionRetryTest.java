@@ -20,11 +20,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Completions against a store that times out: retried, and an applied-but-unacknowledged one is recognised. */
+/**
+ * A worker's reports against a store that times out: retried, an applied-but-unacknowledged one recognised, and one
+ * the store never answered in time is {@link AttemptOutcome#UNKNOWN}. ({@link DispatcherReportsTest}: the same on a
+ * dispatcher.)
+ */
 class CompletionRetryTest {
 
   /** A queue whose finish/fail time out: {@code before} of them before reaching the store, {@code after} after it. */
-  static final class FlakyQueue implements JobQueue {
+  static class FlakyQueue implements JobQueue {
     final JobQueue d;
     final AtomicInteger before = new AtomicInteger();
     final AtomicInteger after = new AtomicInteger();
@@ -105,6 +109,21 @@ class CompletionRetryTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
       assertThat(ends).containsEntry("a", AttemptOutcome.IGNORED);
+    }
+  }
+
+  @Test
+  void aReportThatCannotReachTheStoreBeforeTheLockRunsOutIsUnknownNeverRejected() {
+    try (MemoryStore store = new MemoryStore()) {
+      FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
+      q.enqueue(List.of(NewJob.of("a")));
+      q.before.set(Integer.MAX_VALUE); // every finish fails before the store: the store never answers
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
+      try (JobWorker w = JobWorker.builder(q, t -> { }).listener(e -> ends.putIfAbsent(e.key(), e.outcome()))
+          .lockTtl(Duration.ofMillis(300)).pollInterval(Duration.ofMillis(10)).build().start()) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
+      }
+      assertThat(ends).containsEntry("a", AttemptOutcome.UNKNOWN);
     }
   }
 }

@@ -312,6 +312,8 @@ class JobDispatcherTest {
         .leaseTtl(Duration.ofMillis(600)).dispatcherId("second").build());
     first.start();
     await().atMost(Duration.ofSeconds(5)).until(first::isLeading);
+    assertThat(store.leadership().current("allot-jobs-dispatcher:q")).get().extracting(Lease::holder)
+        .isEqualTo("first");
     second.start();
     enqueueRange(0, 100);
     await().atMost(Duration.ofSeconds(20)).until(() -> finishedKeys.size() >= 100);
