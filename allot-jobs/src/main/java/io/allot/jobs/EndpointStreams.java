@@ -27,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * network looks like a dead endpoint that may still run them).
  *
  * <p>Guards: one lock ({@code lock}) guards the streams, their credits and outstanding jobs, {@code pending} and
- * {@code lingered}; it is never held across a store call or a blocking send wait. {@code channels} is touched by the
- * control thread and by {@link #closeAll()} (after the control thread stopped) only.
+ * {@code lingered}; it is never held across a store call (sends under it are gRPC's non-blocking {@code onNext}).
+ * {@code channels} is touched by the control thread and by {@link #closeAll()} (after the control thread stopped)
+ * only.
  */
 final class EndpointStreams {
   private static final Logger log = LoggerFactory.getLogger(EndpointStreams.class);
