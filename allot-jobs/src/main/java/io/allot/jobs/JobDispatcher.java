@@ -223,9 +223,13 @@ public final class JobDispatcher implements AutoCloseable {
     }
     try {
       claims.stop(); // the claim in flight ends, its jobs are still sent out
-      lease.close();
-      streams.dropPending();
-      streams.drainAll();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    lease.close();
+    streams.dropPending();
+    streams.drainAll();
+    try {
       long end = System.nanoTime() + drainTimeout.toNanos();
       streams.awaitNoOutstanding(end);
       reporter.awaitIdle(end);
@@ -235,6 +239,7 @@ public final class JobDispatcher implements AutoCloseable {
       completions.awaitTermination(drainTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      control.shutdownNow();
     }
     streams.closeAll();
     reporter.close();
