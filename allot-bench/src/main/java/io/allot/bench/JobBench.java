@@ -10,6 +10,7 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.allot.jobs.AttemptOutcome;
 import io.allot.jobs.JobWorker;
 import io.allot.store.Store;
 import io.allot.store.Stores;
@@ -254,8 +255,8 @@ final class JobBench implements Callable<Integer> {
             .workerId("qbench-" + runId + "-p" + p)
             .concurrency(threads)
             .pollInterval(Duration.ofMillis(pollMillis))
-            .listener((job, outcome, error) -> {
-              if (outcome == JobOutcome.FINISHED) {
+            .listener(end -> {
+              if (end.outcome() == AttemptOutcome.FINISHED) {
                 done.countDown();
               } else {
                 rejected.incrementAndGet();

@@ -1,11 +1,11 @@
 package io.allot.cli;
 
+import io.allot.jobs.AttemptOutcome;
 import io.allot.jobs.JobWorker;
 import io.allot.server.config.GoDuration;
 import io.allot.store.Store;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobLimits;
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
@@ -251,8 +251,8 @@ final class JobCommand implements Runnable {
   @Command(name = "worker", description = {
       "A reference worker: runs each job (sleeps --work-ms; fails with --fail-rate, or as its data says:",
       "'fail-once' fails the first attempt, 'fail-always' every attempt) and prints one line per attempt end,",
-      "written only after the store answered:",
-      "  <epoch-ms> done <key> <token> | failed <key> <token> | ignored <key> <token> | rejected <key> <token>",
+      "written only after the store answered (unknown: its answer did not come before the lock ran out):",
+      "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token>",
       "Runs until SIGTERM or 'quit' on standard input; then drains (running jobs finish)."})
   static final class Worker implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -304,15 +304,9 @@ final class JobCommand implements Runnable {
       JobQueue queue = q.open(s);
       JobWorker.Builder b;
       try {
-        b = JobWorker.builder(queue, t -> referenceWork(t.data(), t.attempt(), workMs, failRate)).listener((t, outcome, error) -> {
-          String what = switch (outcome) {
-            case FINISHED -> "done";
-            case RETRY_SCHEDULED -> "failed";
-            case IGNORED -> "ignored";
-            case REJECTED -> "rejected";
-          };
+        b = JobWorker.builder(queue, t -> referenceWork(t.data(), t.attempt(), workMs, failRate)).listener(end -> {
           synchronized (log) {
-            log.line(System.currentTimeMillis(), what + " " + t.key() + " " + t.token());
+            log.line(System.currentTimeMillis(), word(end.outcome()) + " " + end.key() + " " + end.token());
           }
         }).concurrency(concurrency).lockTtl(ttl).pollInterval(poll)
             .backoff(new io.allot.jobs.Backoff(firstWait, 2.0, Duration.ofMinutes(10).compareTo(firstWait) < 0
@@ -354,6 +348,17 @@ final class JobCommand implements Runnable {
     }
   }
 
+
+  /** The word of an event line for an attempt's end. */
+  static String word(AttemptOutcome outcome) {
+    return switch (outcome) {
+      case FINISHED -> "done";
+      case RETRY_SCHEDULED -> "failed";
+      case IGNORED -> "ignored";
+      case REJECTED -> "rejected";
+      case UNKNOWN -> "unknown";
+    };
+  }
 
   /** The reference handler of the worker and the endpoint: sleeps, and fails as asked. */
   static void referenceWork(String data, int attempt, int workMs, double failRate) throws Exception {
@@ -410,22 +415,17 @@ final class JobCommand implements Runnable {
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
       Store s = q.store.open("allot-jobs-dispatcher", spec.commandLine().getErr());
       JobQueue queue = q.open(s);
-      io.allot.jobs.dispatch.JobDispatcher d;
+      io.allot.jobs.JobDispatcher d;
       try {
-        io.allot.jobs.dispatch.EndpointSource source = endpoints != null
-            ? io.allot.jobs.dispatch.EndpointSource.fixed(endpoints)
-            : io.allot.jobs.dispatch.EndpointSource.members(s.membership(pool), s.clock());
-        io.allot.jobs.dispatch.JobDispatcher.Builder b = io.allot.jobs.dispatch.JobDispatcher.builder(queue, source)
+        io.allot.jobs.EndpointSource source = endpoints != null
+            ? io.allot.jobs.EndpointSource.fixed(endpoints)
+            : io.allot.jobs.EndpointSource.members(s.membership(pool), s.clock());
+        io.allot.jobs.JobDispatcher.Builder b = io.allot.jobs.JobDispatcher.builder(queue, source)
             .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch)
-            .listener((job, endpoint, outcome, error) -> {
-              String what = outcome == null ? "unknown" : switch (outcome) {
-                case FINISHED -> "done";
-                case RETRY_SCHEDULED -> "failed";
-                case IGNORED -> "ignored";
-                case REJECTED -> "rejected";
-              };
+            .listener(end -> {
               synchronized (log) {
-                log.line(System.currentTimeMillis(), what + " " + job.key() + " " + job.token() + " " + endpoint);
+                log.line(System.currentTimeMillis(), word(end.outcome()) + " " + end.key() + " " + end.token() + " "
+                    + end.ranBy());
               }
             });
         if (rateLimit >= 0) {
@@ -474,9 +474,9 @@ final class JobCommand implements Runnable {
       if (workMs < 0 || !(failRate >= 0 && failRate <= 1)) {
         throw new BadInputException("--work-ms must be >= 0 and --fail-rate in [0, 1]");
       }
-      io.allot.jobs.dispatch.JobEndpoint endpoint;
+      io.allot.jobs.JobEndpoint endpoint;
       try {
-        endpoint = io.allot.jobs.dispatch.JobEndpoint.builder(t -> referenceWork(t.data(), t.attempt(), workMs,
+        endpoint = io.allot.jobs.JobEndpoint.builder(t -> referenceWork(t.data(), t.attempt(), workMs,
             failRate)).capacity(capacity).endpointId("127.0.0.1:" + port).build();
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());

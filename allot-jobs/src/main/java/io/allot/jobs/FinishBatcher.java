@@ -11,12 +11,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * Reports the finishes of concurrent handlers together: one {@link JobQueue#finishAll} call carries every finish
- * that is waiting when it starts (at most {@code max}), so a lone finish goes out at once and a busy worker needs one
- * round trip per batch instead of one per job. Callers get a future: handler threads go on with the next job.
+ * Reports finishes together (a worker's handlers', a dispatcher's endpoint results): one {@link JobQueue#finishAll}
+ * call carries every finish that is waiting when it starts (at most {@code max}), so a lone finish goes out at once and
+ * a busy client needs one round trip per batch instead of one per job. Callers get a future: handler threads go on
+ * with the next job.
  *
- * <p>One thread ({@code allot-jobs-<queue>-finish}) makes the calls; {@code pending} is a thread-safe queue; the
- * rest is immutable.
+ * <p>One thread ({@code allot-jobs-<queue>-finish}) makes the calls; {@code pending} is a thread-safe queue;
+ * {@code closed} is volatile; the rest is immutable.
  */
 final class FinishBatcher implements AutoCloseable {
   private record Request(String key, long token, CompletableFuture<JobOutcome> result) {}
@@ -25,6 +26,8 @@ final class FinishBatcher implements AutoCloseable {
   private final int max;
   private final LinkedBlockingQueue<Request> pending = new LinkedBlockingQueue<>();
   private final Thread thread;
+  /** Set by close(); a finish submitted after it is failed by its submitter (the loop may be gone). */
+  private volatile boolean closed;
 
   FinishBatcher(JobQueue queue, int max) {
     this.queue = queue;
@@ -41,6 +44,9 @@ final class FinishBatcher implements AutoCloseable {
   CompletableFuture<JobOutcome> submit(String key, long token) {
     CompletableFuture<JobOutcome> f = new CompletableFuture<>();
     pending.add(new Request(key, token, f));
+    if (closed) {
+      failPending();
+    }
     return f;
   }
 
@@ -57,7 +63,7 @@ final class FinishBatcher implements AutoCloseable {
       List<Request> again = new ArrayList<>();
       for (Request r : batch) {
         if (tokens.putIfAbsent(r.key(), r.token()) != null) {
-          again.add(r); // the same key twice (cannot happen in one worker): in a batch of its own
+          again.add(r); // the same key twice (cannot happen: one attempt per key at a time): in a batch of its own
         }
       }
       try {
@@ -77,16 +83,21 @@ final class FinishBatcher implements AutoCloseable {
       batch.clear();
       pending.addAll(again);
     }
-    StoreUnavailableException closed = new StoreUnavailableException("worker closed before the finish was reported");
+    failPending();
+  }
+
+  /** Fails the finishes waiting (each is taken once: by the loop, or here). */
+  private void failPending() {
     Request r;
     while ((r = pending.poll()) != null) {
-      r.result().completeExceptionally(closed);
+      r.result().completeExceptionally(new StoreUnavailableException("closed before the finish was reported"));
     }
   }
 
-  /** Stops the thread; finishes still waiting fail with {@link StoreUnavailableException}. */
+  /** Stops the thread; finishes waiting, or submitted from now on, fail with {@link StoreUnavailableException}. */
   @Override
   public void close() {
+    closed = true;
     thread.interrupt();
   }
 }

@@ -2,26 +2,22 @@ package io.allot.jobs;
 
 import io.allot.store.jobs.ClaimedJob;
 import java.util.Objects;
+import java.util.function.BooleanSupplier;
 
 /**
- * One attempt of one job, as the handler sees it. Thread-safe: {@link #lockLost()} may be read from any thread.
+ * One attempt of one job, as the {@link JobHandler} sees it: the same in a {@link JobWorker} and behind a
+ * {@link JobEndpoint}. Thread-safe: {@link #stopRequested()} may be read from any thread.
  */
 public final class JobContext {
   private final String queue;
   private final ClaimedJob job;
-  private final long claimedAtNanos;
-  /** Set once the attempt's result is being reported (no more extensions); volatile. */
-  private volatile boolean completing;
-  /** Written by the lock extender, read by the handler: volatile. */
-  private volatile boolean lockLost;
-  /** The local monotonic time until which the lock surely holds; written by the extender only. Volatile. */
-  private volatile long lockHeldUntilNanos;
+  /** The client's view of whether this attempt still counts (thread-safe, non-blocking). */
+  private final BooleanSupplier stop;
 
-  JobContext(String queue, ClaimedJob job, long claimedAtNanos, long lockHeldUntilNanos) {
+  JobContext(String queue, ClaimedJob job, BooleanSupplier stop) {
     this.queue = Objects.requireNonNull(queue, "queue");
     this.job = Objects.requireNonNull(job, "job");
-    this.claimedAtNanos = claimedAtNanos;
-    this.lockHeldUntilNanos = lockHeldUntilNanos;
+    this.stop = Objects.requireNonNull(stop, "stop");
   }
 
   /** The queue's name. */
@@ -49,43 +45,20 @@ public final class JobContext {
     return job.attempt();
   }
 
-  /** The job's attempt limit. */
+  /** The job's attempt limit: a failure on the last attempt makes the job ignored. */
   public int maxAttempts() {
     return job.maxAttempts();
   }
 
   /**
-   * True once the worker knows or must assume that this attempt no longer holds the job's lock: an extension was
-   * refused (the lock expired and another worker may run the job), or the store could not be reached to extend it
-   * before it ran out. A long handler should check it between steps and stop; its completion will be refused.
+   * True once this attempt no longer counts: stop. Its result will be refused (or cannot be delivered), and the job
+   * may already run again elsewhere. In a {@link JobWorker}: the store refused to extend the lock (it expired and was
+   * taken over, or the job was retried or ignored by hand), or the lock ran out before it could be extended. Behind a
+   * {@link JobEndpoint}: the dispatcher said the lock is lost, or the stream the job came on ended (the endpoint also
+   * interrupts the handler then). Once true it stays true. A long handler checks it between steps.
    */
-  public boolean lockLost() {
-    return lockLost || System.nanoTime() - lockHeldUntilNanos >= 0;
-  }
-
-  /** The claimed job as the store returned it. */
-  public ClaimedJob claimed() {
-    return job;
-  }
-
-  long claimedAtNanos() {
-    return claimedAtNanos;
-  }
-
-  void extendedUntil(long nanos) {
-    lockHeldUntilNanos = nanos;
-  }
-
-  void completing() {
-    completing = true;
-  }
-
-  boolean isCompleting() {
-    return completing;
-  }
-
-  void markLockLost() {
-    lockLost = true;
+  public boolean stopRequested() {
+    return stop.getAsBoolean();
   }
 
   @Override

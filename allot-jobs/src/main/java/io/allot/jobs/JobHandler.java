@@ -1,18 +1,46 @@
 package io.allot.jobs;
 
+import java.time.Duration;
+
 /**
- * What a {@link JobWorker} does with each job. Returning finishes the job ({@code finished 50}); throwing fails
- * this attempt ({@code failed 20}, retried after the worker's backoff, or {@code ignored 70} after the last attempt,
- * with the exception's message kept as the job's last error). Called on one of the worker's threads, at most
- * {@code concurrency} at once.
+ * What to do with each attempt of a job, in either mode: in process by a {@link JobWorker} (which claims from the
+ * store), or pushed by a {@link JobDispatcher} to a {@link JobEndpoint}. The same handler runs unchanged in both.
+ * Returning finishes the job ({@code finished 50}); throwing fails this attempt ({@code failed 20}, retried after the
+ * backoff, or {@link RetryAfter}'s wait; {@code ignored 70} after the last attempt), with the failure kept as the
+ * job's last error ({@code ExceptionClass: message}, or a {@code RetryAfter}'s message). Called on one of the
+ * client's threads, at most {@code concurrency} (worker) or {@code capacity} (endpoint) at once.
  *
- * <p>A handler that writes somewhere should make the write conditional on {@link JobContext#token()} (resource =
- * the job's key), e.g. with {@code allot-fence}: a handler that stalled past its lock while another worker took the
- * job over then cannot overwrite the newer result. Its completion is refused by the store in any case.
+ * <p>A job may run more than once (an attempt that lost its lock is refused and the job runs again), so make the
+ * handler idempotent, or make its writes conditional on {@link JobContext#token()} (resource = the job's key), e.g.
+ * with {@code allot-fence}: a handler that stalled past its lock while the job ran again elsewhere then cannot
+ * overwrite the newer result. A long handler checks {@link JobContext#stopRequested()} between steps.
  */
 @FunctionalInterface
 public interface JobHandler {
 
   /** Runs one attempt of a job. */
   void handle(JobContext job) throws Exception;
+
+  /** Thrown by a handler to fail the attempt and ask for a given wait before the next one (instead of the backoff). */
+  final class RetryAfter extends Exception {
+    private static final long serialVersionUID = 1L;
+    private final Duration wait;
+
+    /**
+     * @param message the failure, kept as the job's last error
+     * @param wait    the wait before the next attempt (at least 1 ms)
+     */
+    public RetryAfter(String message, Duration wait) {
+      super(message);
+      if (wait == null || wait.toMillis() < 1) {
+        throw new IllegalArgumentException("wait: must be at least 1 ms but was " + wait);
+      }
+      this.wait = wait;
+    }
+
+    /** The wait before the next attempt. */
+    public Duration waitBeforeRetry() {
+      return wait;
+    }
+  }
 }

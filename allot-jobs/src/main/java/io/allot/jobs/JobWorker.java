@@ -2,44 +2,34 @@ package io.allot.jobs;
 
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.jobs.ClaimedJob;
-import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobLimits;
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
-import io.allot.store.jobs.JobStatus;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs a {@link JobHandler} on the jobs of one {@link JobQueue}: claims up to {@code batchSize} runnable jobs at
- * a time while fewer than {@code concurrency} run and {@code prefetch} wait, hands each to a handler thread, extends
- * the locks of jobs still running or waiting every {@code lockTtl / 3}, and completes each with its token ({@link
- * JobQueue#finishAll} when the handler returns, batching the finishes of handlers that return together, {@link
- * JobQueue#fail} with the backoff when it throws). Any number of workers, in any number of
+ * a time while fewer than {@code concurrency} run and {@code prefetch} wait, hands each to a handler thread, keeps
+ * the locks of jobs running or waiting ({@link LockKeeper}), and reports each result with its token
+ * ({@link AttemptReporter}: finishes of handlers that return together in one {@link JobQueue#finishAll}, a failure
+ * with the backoff or the handler's {@link JobHandler.RetryAfter}). Any number of workers, in any number of
  * processes, may serve one queue: the store hands each job to one of them at a time, and a worker that dies leaves
- * its jobs to be taken again when their locks expire.
+ * its jobs to be taken again when their locks expire. The same handler runs unchanged behind a {@link JobEndpoint}.
  *
  * <pre>{@code
  * try (Store store = Stores.open("postgresql://app@db/app");
@@ -51,19 +41,18 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>{@link #close()} stops claiming, waits up to {@code drainTimeout} for running handlers, then interrupts the rest
- * (their jobs run again once their locks expire). A completion that cannot reach the store is retried until the
- * job's lock would have run out.
+ * (their jobs run again once their locks expire). A report that cannot reach the store is retried until the job's
+ * lock would have run out; then its outcome is {@link AttemptOutcome#UNKNOWN}.
  *
- * <p>Threads: one dispatcher ({@code allot-jobs-<queue>-dispatch}), {@code concurrency} handler threads, one lock
- * extender. State: {@code running} is guarded by {@code this}; the in-flight map and the slot semaphore are
- * thread-safe; {@code idleLock} only parks the dispatcher.
+ * <p>Threads: one claim loop ({@code allot-jobs-<queue>-dispatch}), {@code concurrency} handler threads, one lock
+ * extender, the reporter's two. State: {@code state} is guarded by {@code this}; the in-flight map and the slot
+ * semaphore are thread-safe; {@code idleLock} only parks the claim loop; {@code drained} only wakes {@code close()}.
  */
 public final class JobWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobWorker.class);
 
   private final JobQueue queue;
   private final JobHandler handler;
-  private final CompletionListener listener;
   private final String workerId;
   private final int concurrency;
   private final int batchSize;
@@ -71,57 +60,51 @@ public final class JobWorker implements AutoCloseable {
   private final Duration lockTtl;
   private final Duration pollInterval;
   private final Duration drainTimeout;
-  private final Backoff backoff;
   private final double rateLimit;
 
-  private final FinishBatcher finisher;
+  private final LockKeeper locks;
+  private final AttemptReporter reporter;
   private final Semaphore slots;
+  /** The attempts claimed and not reported yet, by key. */
   private final ConcurrentHashMap<String, JobContext> inFlight = new ConcurrentHashMap<>();
   private final Object idleLock = new Object();
   /** Notified whenever an attempt ends (close() waits on it for the last reports). */
   private final Object drained = new Object();
   private final ExecutorService handlers;
   private final ScheduledExecutorService extender;
-  private final Thread dispatcher;
+  private final Thread claimer;
   /** 0 new, 1 running, 2 closed; guarded by {@code this}. */
   private int state;
-  /** Set once close() begins; read by the dispatcher. */
+  /** Set once close() begins; read by the claim loop. */
   private volatile boolean stopping;
 
-  private final Counter finished;
-  private final Counter retried;
-  private final Counter ignored;
-  private final Counter rejected;
   private final Counter claimFailures;
   private final Counter shortClaims;
   private final Timer claimTimer;
-  private final Timer completeTimer;
   private final Timer handleTimer;
 
   private JobWorker(Builder b) {
     this.queue = b.queue;
     this.handler = b.handler;
-    this.listener = b.listener;
-    this.workerId = b.workerId != null ? b.workerId : defaultWorkerId();
+    this.workerId = b.workerId != null ? b.workerId : Threads.defaultId();
     this.concurrency = b.concurrency;
     this.batchSize = b.batchSize > 0 ? b.batchSize : b.concurrency;
     this.prefetch = b.prefetch >= 0 ? b.prefetch : b.concurrency;
     this.lockTtl = b.lockTtl;
     this.pollInterval = b.pollInterval;
     this.drainTimeout = b.drainTimeout;
-    this.backoff = b.backoff;
     this.rateLimit = b.rateLimit;
     this.slots = new Semaphore(concurrency + prefetch); // running + claimed and waiting for a handler
-    this.finisher = new FinishBatcher(queue, Math.max(this.batchSize, concurrency));
     String q = queue.name();
-    this.handlers = Executors.newFixedThreadPool(concurrency, threads("allot-jobs-" + q + "-handler-"));
-    this.extender = Executors.newSingleThreadScheduledExecutor(threads("allot-jobs-" + q + "-extend-"));
-    this.dispatcher = threads("allot-jobs-" + q + "-dispatch-").newThread(this::dispatch);
     MeterRegistry m = b.meters;
-    this.finished = outcome(m, "finished");
-    this.retried = outcome(m, "retry_scheduled");
-    this.ignored = outcome(m, "ignored");
-    this.rejected = outcome(m, "rejected");
+    this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
+    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(this.batchSize, concurrency), b.listener,
+        AttemptReporter.counters(m, "allot.queue.jobs", q, "attempts ended, by what the store did with them"),
+        Timer.builder("allot.queue.complete").tag("queue", q).description("one finish or fail call")
+            .publishPercentiles(0.5, 0.99).register(m));
+    this.handlers = Executors.newFixedThreadPool(concurrency, Threads.named("allot-jobs-" + q + "-handler-"));
+    this.extender = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-jobs-" + q + "-extend-"));
+    this.claimer = Threads.named("allot-jobs-" + q + "-dispatch-").newThread(this::claimLoop);
     this.claimFailures = Counter.builder("allot.queue.claim.failures").tag("queue", q)
         .description("claims that could not reach the store").register(m);
     this.shortClaims = Counter.builder("allot.queue.claim.short").tag("queue", q)
@@ -129,17 +112,9 @@ public final class JobWorker implements AutoCloseable {
             + "out; the worker then waits a poll interval").register(m);
     this.claimTimer = Timer.builder("allot.queue.claim").tag("queue", q).description("one claim call")
         .publishPercentiles(0.5, 0.99).register(m);
-    this.completeTimer = Timer.builder("allot.queue.complete").tag("queue", q)
-        .description("one finish or fail call").publishPercentiles(0.5, 0.99).register(m);
     this.handleTimer = Timer.builder("allot.queue.handle").tag("queue", q).description("one handler run")
         .register(m);
-    m.gauge("allot.queue.in_flight", List.of(io.micrometer.core.instrument.Tag.of("queue", q)), inFlight,
-        ConcurrentHashMap::size);
-  }
-
-  private Counter outcome(MeterRegistry m, String outcome) {
-    return Counter.builder("allot.queue.jobs").tag("queue", queue.name()).tag("outcome", outcome)
-        .description("attempts ended, by what the store did with them").register(m);
+    m.gauge("allot.queue.in_flight", List.of(Tag.of("queue", q)), inFlight, ConcurrentHashMap::size);
   }
 
   /**
@@ -166,9 +141,9 @@ public final class JobWorker implements AutoCloseable {
       queue.limitRate(rateLimit);
     }
     state = 1;
-    long every = Math.max(1, lockTtl.toMillis() / 3);
+    long every = Math.max(1, lockTtl.toMillis() / 6); // extended with a third to a half of the lock gone (LockKeeper)
     extender.scheduleWithFixedDelay(this::extendLocks, every, every, TimeUnit.MILLISECONDS);
-    dispatcher.start();
+    claimer.start();
     log.info("queue {}: worker {} started (concurrency {}, batch {}, prefetch {}, lock {} ms)", queue.name(),
         workerId, concurrency, batchSize, prefetch, lockTtl.toMillis());
     return this;
@@ -179,14 +154,14 @@ public final class JobWorker implements AutoCloseable {
     return workerId;
   }
 
-  /** How many handlers run now. */
+  /** How many attempts this worker holds now: running, waiting for a handler, or being reported. */
   public int running() {
     return inFlight.size();
   }
 
-  // ---------------------------------------------------------------- the dispatcher
+  // ---------------------------------------------------------------- the claim loop
 
-  private void dispatch() {
+  private void claimLoop() {
     // claim when at least `threshold` slots are free, so claims carry batches; with a prefetch buffer, while
     // `prefetch - threshold` claimed jobs still wait for a handler (no handler idles while a claim is in flight)
     int threshold = prefetch == 0 ? 1 : Math.max(1, Math.min(batchSize, (prefetch + 1) / 2));
@@ -205,24 +180,23 @@ public final class JobWorker implements AutoCloseable {
       long t0 = System.nanoTime();
       try {
         got = stopping ? List.of() : queue.claim(workerId, want, lockTtl);
-      } catch (StoreUnavailableException e) {
-        claimFailures.increment();
-        slots.release(want);
-        log.warn("queue {}: claim failed: {}", queue.name(), e.getMessage());
-        idle(pollInterval.toNanos());
-        continue;
       } catch (RuntimeException e) {
         claimFailures.increment();
         slots.release(want);
-        log.error("queue {}: claim failed", queue.name(), e);
+        if (e instanceof StoreUnavailableException) {
+          log.warn("queue {}: claim failed: {}", queue.name(), e.getMessage());
+        } else {
+          log.error("queue {}: claim failed", queue.name(), e);
+        }
         idle(pollInterval.toNanos());
         continue;
       }
       claimTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
       for (ClaimedJob c : got) {
-        JobContext ctx = new JobContext(queue.name(), c, t0, t0 + lockTtl.toNanos());
-        inFlight.put(c.key(), ctx); // from here its lock is extended, also while it waits for a handler
-        handlers.execute(() -> run(ctx));
+        HeldLock lock = locks.hold(c, t0); // from here its lock is extended, also while it waits for a handler
+        JobContext ctx = new JobContext(queue.name(), c, lock::stopRequested);
+        inFlight.put(c.key(), ctx);
+        handlers.execute(() -> run(ctx, lock));
       }
       if (got.size() < want) {
         slots.release(want - got.size());
@@ -249,7 +223,7 @@ public final class JobWorker implements AutoCloseable {
 
   // ---------------------------------------------------------------- one attempt
 
-  private void run(JobContext ctx) {
+  private void run(JobContext ctx, HeldLock lock) {
     Throwable error = null;
     long t0 = System.nanoTime();
     try {
@@ -261,120 +235,27 @@ public final class JobWorker implements AutoCloseable {
       }
     }
     handleTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-    ctx.completing(); // the extender leaves it alone from now: a refused extension would only mean it is reported
-    // reported asynchronously (finishes batch up with other handlers' through finishAll; a retry against an
-    // unreachable store is scheduled, never slept on), so this handler thread takes the next job; the job keeps
-    // its slot until the store answered
-    report(ctx, error, false, 50);
+    // reported asynchronously (finishes batch up with other handlers'; a retry against an unreachable store is
+    // scheduled, never slept on), so this handler thread takes the next job; the job keeps its slot until the end
+    String failure = error == null ? null : AttemptReporter.describe(error);
+    reporter.report(lock, workerId, failure, error == null ? null : AttemptReporter.retryAfter(error))
+        .thenRun(() -> ended(ctx));
   }
 
-  /**
-   * Reports the attempt's result: {@code finish} through the batcher, or {@code fail} with the backoff. While the
-   * store is unreachable and the lock may still hold, retries from the extender's thread after a doubling pause; a
-   * report refused after an earlier try may have been applied is checked against the stored job.
-   */
-  private void report(JobContext ctx, Throwable error, boolean uncertain, long pauseMillis) {
-    long t0 = System.nanoTime();
-    CompletableFuture<JobOutcome> call = error == null ? finisher.submit(ctx.key(), ctx.token()) : fail(ctx, error);
-    call.whenComplete((o, e) -> {
-      Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (cause == null) {
-        completeTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-        JobOutcome outcome = o == JobOutcome.REJECTED && uncertain
-            ? appliedEarlier(ctx, error == null).orElse(JobOutcome.REJECTED) : o;
-        ended(ctx, outcome, error);
-      } else if (cause instanceof StoreUnavailableException && !ctx.lockLost() && !extender.isShutdown()) {
-        try {
-          extender.schedule(() -> report(ctx, error, true, Math.min(1000, pauseMillis * 2)), pauseMillis,
-              TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closing) {
-          ended(ctx, JobOutcome.REJECTED, error);
-        }
-      } else {
-        log.warn("queue {}: could not report {}: {}", queue.name(), ctx, cause.toString());
-        ended(ctx, JobOutcome.REJECTED, error);
-      }
-    });
-  }
-
-  /** {@link JobQueue#fail} with the backoff for this attempt, as a completed future. */
-  private CompletableFuture<JobOutcome> fail(JobContext ctx, Throwable error) {
-    try {
-      return CompletableFuture.completedFuture(
-          queue.fail(ctx.key(), ctx.token(), describe(error), backoff.after(ctx.attempt())));
-    } catch (RuntimeException e) {
-      return CompletableFuture.failedFuture(e);
-    }
-  }
-
-  /** The attempt is over: its slot is free, its outcome counted and told. */
-  private void ended(JobContext ctx, JobOutcome outcome, Throwable error) {
+  /** The attempt is over (the listener was told): its slot is free. */
+  private void ended(JobContext ctx) {
     inFlight.remove(ctx.key(), ctx);
     slots.release();
-    switch (outcome) {
-      case FINISHED -> finished.increment();
-      case RETRY_SCHEDULED -> retried.increment();
-      case IGNORED -> ignored.increment();
-      case REJECTED -> rejected.increment();
-      default -> throw new IllegalStateException("unknown outcome " + outcome);
-    }
-    if (outcome == JobOutcome.REJECTED) {
-      log.warn("queue {}: the store refused the result of {}: its lock had been lost", queue.name(), ctx);
-    }
-    try {
-      listener.completed(ctx, outcome, error);
-    } catch (RuntimeException e) {
-      log.warn("queue {}: completion listener failed for {}", queue.name(), ctx, e);
-    }
     synchronized (drained) {
       drained.notifyAll();
     }
   }
 
-  /** After an unknown outcome: the stored job shows whether our report was applied. */
-  private Optional<JobOutcome> appliedEarlier(JobContext ctx, boolean finish) {
-    try {
-      Optional<Job> t = queue.get(ctx.key());
-      if (t.isEmpty() || t.get().token() != ctx.token()) {
-        return Optional.empty();
-      }
-      JobStatus s = t.get().status();
-      if (finish) {
-        return s == JobStatus.FINISHED ? Optional.of(JobOutcome.FINISHED) : Optional.empty();
-      }
-      return s == JobStatus.FAILED ? Optional.of(JobOutcome.RETRY_SCHEDULED)
-          : s == JobStatus.IGNORED ? Optional.of(JobOutcome.IGNORED) : Optional.empty();
-    } catch (RuntimeException e) {
-      return Optional.empty();
-    }
-  }
-
-  private static String describe(Throwable e) {
-    String m = e.getMessage();
-    return e.getClass().getName() + (m == null ? "" : ": " + m);
-  }
-
-  // ---------------------------------------------------------------- locks
-
   private void extendLocks() {
-    for (JobContext ctx : inFlight.values()) {
-      if (ctx.isCompleting()) {
-        continue;
-      }
-      long t0 = System.nanoTime();
-      try {
-        if (queue.extend(ctx.key(), ctx.token(), lockTtl)) {
-          ctx.extendedUntil(t0 + lockTtl.toNanos());
-        } else if (!ctx.isCompleting()) { // else it just ended: its completion changed the status
-          ctx.markLockLost();
-          log.warn("queue {}: lock of {} was lost (expired and taken over, or retried/ignored by hand)",
-              queue.name(), ctx);
-        }
-      } catch (StoreUnavailableException e) {
-        log.warn("queue {}: could not extend the lock of {}: {}", queue.name(), ctx, e.getMessage());
-      } catch (RuntimeException e) {
-        log.error("queue {}: extending the lock of {} failed", queue.name(), ctx, e);
-      }
+    try {
+      locks.pass((lock, why) -> { }); // the handler sees it: ctx.stopRequested()
+    } catch (RuntimeException e) {
+      log.error("queue {}: extending locks failed", queue.name(), e);
     }
   }
 
@@ -396,17 +277,18 @@ public final class JobWorker implements AutoCloseable {
       if (!wasRunning) {
         handlers.shutdownNow();
         extender.shutdownNow();
-        finisher.close();
+        reporter.close();
         return;
       }
     }
     synchronized (idleLock) {
       idleLock.notifyAll();
     }
-    slots.release(concurrency + prefetch); // wakes a dispatcher waiting for free slots: it sees stopping and ends (never interrupted
-    // mid-claim, which could leave claimed jobs locked until their locks expire)
+    // wakes a claim loop waiting for free slots: it sees stopping and ends (never interrupted mid-claim, which could
+    // leave claimed jobs locked until their locks expire)
+    slots.release(concurrency + prefetch);
     try {
-      dispatcher.join(TimeUnit.NANOSECONDS.toMillis(drainTimeout.toNanos()) + 1);
+      claimer.join(TimeUnit.NANOSECONDS.toMillis(drainTimeout.toNanos()) + 1);
       handlers.shutdown();
       if (!handlers.awaitTermination(drainTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
         log.warn("queue {}: {} handlers still running after {} ms; interrupting them (their jobs run again when "
@@ -415,7 +297,7 @@ public final class JobWorker implements AutoCloseable {
         handlers.awaitTermination(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
       }
       long end = System.nanoTime() + drainTimeout.toNanos();
-      synchronized (drained) { // finishes still being reported
+      synchronized (drained) { // results still being reported
         long left;
         while (!inFlight.isEmpty() && (left = end - System.nanoTime()) > 0) {
           TimeUnit.NANOSECONDS.timedWait(drained, left);
@@ -426,7 +308,7 @@ public final class JobWorker implements AutoCloseable {
       Thread.currentThread().interrupt();
     } finally {
       extender.shutdownNow();
-      finisher.close(); // after the handlers: their finishes have been reported
+      reporter.close(); // after the handlers: their results have been reported
     }
     log.info("queue {}: worker {} closed", queue.name(), workerId);
   }
@@ -436,31 +318,11 @@ public final class JobWorker implements AutoCloseable {
     return "JobWorker[" + queue.name() + ", " + workerId + ", running " + inFlight.size() + "]";
   }
 
-  private static String defaultWorkerId() {
-    String host;
-    try {
-      host = InetAddress.getLocalHost().getHostName();
-    } catch (Exception e) {
-      host = "localhost";
-    }
-    String pid = String.valueOf(ManagementFactory.getRuntimeMXBean().getPid());
-    return host + ":" + pid + ":" + UUID.randomUUID().toString().substring(0, 4);
-  }
-
-  private static ThreadFactory threads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
   /** Settings of a {@link JobWorker}; each setter checks its value and names it when bad. */
   public static final class Builder {
     private final JobQueue queue;
     private final JobHandler handler;
-    private CompletionListener listener = (t, o, e) -> { };
+    private AttemptListener listener = end -> { };
     private String workerId;
     private int concurrency = 4;
     private int batchSize;
@@ -477,8 +339,8 @@ public final class JobWorker implements AutoCloseable {
       this.handler = Objects.requireNonNull(handler, "handler");
     }
 
-    /** Told of each attempt's end after the store answered. */
-    public Builder listener(CompletionListener listener) {
+    /** Told of each attempt's end, once the store answered (or its answer did not come in time). */
+    public Builder listener(AttemptListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }
@@ -511,7 +373,10 @@ public final class JobWorker implements AutoCloseable {
       return this;
     }
 
-    /** How long a claimed job's lock lasts; extended every third of it while the handler runs. Default 30 s. */
+    /**
+     * How long a claimed job's lock lasts; extended while the job waits or runs, when a third to a half of it has
+     * passed. Default 30 s.
+     */
     public Builder lockTtl(Duration lockTtl) {
       Objects.requireNonNull(lockTtl, "lockTtl");
       if (lockTtl.toMillis() < 30) {
@@ -541,7 +406,10 @@ public final class JobWorker implements AutoCloseable {
       return this;
     }
 
-    /** The wait before a failed job's next attempt. Default {@link Backoff#DEFAULT}. */
+    /**
+     * The wait before a failed job's next attempt, unless the handler asked for one ({@link JobHandler.RetryAfter}).
+     * Default {@link Backoff#DEFAULT}.
+     */
     public Builder backoff(Backoff backoff) {
       this.backoff = Objects.requireNonNull(backoff, "backoff");
       return this;

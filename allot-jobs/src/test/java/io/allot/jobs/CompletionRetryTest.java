@@ -20,11 +20,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Completions against a store that times out: retried, and an applied-but-unacknowledged one is recognised. */
+/**
+ * A worker's reports against a store that times out: retried, an applied-but-unacknowledged one recognised, and one
+ * the store never answered in time is {@link AttemptOutcome#UNKNOWN}. ({@link DispatcherReportsTest}: the same on a
+ * dispatcher.)
+ */
 class CompletionRetryTest {
 
   /** A queue whose finish/fail time out: {@code before} of them before reaching the store, {@code after} after it. */
-  static final class FlakyQueue implements JobQueue {
+  static class FlakyQueue implements JobQueue {
     final JobQueue d;
     final AtomicInteger before = new AtomicInteger();
     final AtomicInteger after = new AtomicInteger();
@@ -67,12 +71,12 @@ class CompletionRetryTest {
       FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
       q.enqueue(List.of(NewJob.of("a")));
       q.before.set(2);
-      ConcurrentHashMap<String, JobOutcome> ends = new ConcurrentHashMap<>();
-      try (JobWorker w = JobWorker.builder(q, t -> { }).listener((t, o, e) -> ends.put(t.key(), o))
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
+      try (JobWorker w = JobWorker.builder(q, t -> { }).listener(e -> ends.put(e.key(), e.outcome()))
           .pollInterval(Duration.ofMillis(10)).build().start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
-      assertThat(ends).containsEntry("a", JobOutcome.FINISHED);
+      assertThat(ends).containsEntry("a", AttemptOutcome.FINISHED);
       assertThat(q.get("a").orElseThrow().status()).isEqualTo(JobStatus.FINISHED);
     }
   }
@@ -83,12 +87,12 @@ class CompletionRetryTest {
       FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
       q.enqueue(List.of(NewJob.of("a")));
       q.after.set(1); // applied, then the answer is lost; the retry is refused (the job is finished already)
-      ConcurrentHashMap<String, JobOutcome> ends = new ConcurrentHashMap<>();
-      try (JobWorker w = JobWorker.builder(q, t -> { }).listener((t, o, e) -> ends.put(t.key(), o))
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
+      try (JobWorker w = JobWorker.builder(q, t -> { }).listener(e -> ends.put(e.key(), e.outcome()))
           .pollInterval(Duration.ofMillis(10)).build().start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
-      assertThat(ends).containsEntry("a", JobOutcome.FINISHED);
+      assertThat(ends).containsEntry("a", AttemptOutcome.FINISHED);
     }
   }
 
@@ -98,13 +102,28 @@ class CompletionRetryTest {
       FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
       q.enqueue(List.of(NewJob.of("a").withMaxAttempts(1)));
       q.after.set(1);
-      ConcurrentHashMap<String, JobOutcome> ends = new ConcurrentHashMap<>();
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
       try (JobWorker w = JobWorker.builder(q, t -> {
         throw new IllegalStateException("no");
-      }).listener((t, o, e) -> ends.put(t.key(), o)).pollInterval(Duration.ofMillis(10)).build().start()) {
+      }).listener(e -> ends.put(e.key(), e.outcome())).pollInterval(Duration.ofMillis(10)).build().start()) {
         await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
       }
-      assertThat(ends).containsEntry("a", JobOutcome.IGNORED);
+      assertThat(ends).containsEntry("a", AttemptOutcome.IGNORED);
+    }
+  }
+
+  @Test
+  void aReportThatCannotReachTheStoreBeforeTheLockRunsOutIsUnknownNeverRejected() {
+    try (MemoryStore store = new MemoryStore()) {
+      FlakyQueue q = new FlakyQueue(store.jobQueue("flaky"));
+      q.enqueue(List.of(NewJob.of("a")));
+      q.before.set(Integer.MAX_VALUE); // every finish fails before the store: the store never answers
+      ConcurrentHashMap<String, AttemptOutcome> ends = new ConcurrentHashMap<>();
+      try (JobWorker w = JobWorker.builder(q, t -> { }).listener(e -> ends.putIfAbsent(e.key(), e.outcome()))
+          .lockTtl(Duration.ofMillis(300)).pollInterval(Duration.ofMillis(10)).build().start()) {
+        await().atMost(Duration.ofSeconds(10)).until(() -> ends.containsKey("a"));
+      }
+      assertThat(ends).containsEntry("a", AttemptOutcome.UNKNOWN);
     }
   }
 }

@@ -32,15 +32,15 @@ class JobWorkerTest {
       new MemoryJobQueues(() -> originMicros + (System.nanoTime() - origin) / 1000, Duration.ofMillis(50));
 
   /** Accepted and refused ends of attempts, as the listener saw them. */
-  static final class Ends implements CompletionListener {
-    final Map<JobOutcome, List<String>> byOutcome = new ConcurrentHashMap<>();
+  static final class Ends implements AttemptListener {
+    final Map<AttemptOutcome, List<String>> byOutcome = new ConcurrentHashMap<>();
 
     @Override
-    public void completed(JobContext job, JobOutcome outcome, Throwable error) {
-      byOutcome.computeIfAbsent(outcome, o -> Collections.synchronizedList(new ArrayList<>())).add(job.key());
+    public void ended(AttemptEnd end) {
+      byOutcome.computeIfAbsent(end.outcome(), o -> Collections.synchronizedList(new ArrayList<>())).add(end.key());
     }
 
-    List<String> of(JobOutcome o) {
+    List<String> of(AttemptOutcome o) {
       return byOutcome.getOrDefault(o, List.of());
     }
   }
@@ -58,9 +58,9 @@ class JobWorkerTest {
     SimpleMeterRegistry meters = new SimpleMeterRegistry();
     try (JobWorker w = JobWorker.builder(q, t -> seen.put(t.key(), t.data())).listener(ends).concurrency(3)
         .batchSize(8).pollInterval(Duration.ofMillis(20)).meterRegistry(meters).build().start()) {
-      await().atMost(PATIENCE).until(() -> ends.of(JobOutcome.FINISHED).size() == 50);
+      await().atMost(PATIENCE).until(() -> ends.of(AttemptOutcome.FINISHED).size() == 50);
     }
-    assertThat(ends.of(JobOutcome.FINISHED)).doesNotHaveDuplicates();
+    assertThat(ends.of(AttemptOutcome.FINISHED)).doesNotHaveDuplicates();
     assertThat(seen).hasSize(50).containsEntry("k7", "d7");
     assertThat(q.stats(0).count(JobStatus.FINISHED)).isEqualTo(50);
     assertThat(meters.get("allot.queue.jobs").tag("outcome", "finished").counter().count()).isEqualTo(50.0);
@@ -78,13 +78,13 @@ class JobWorkerTest {
       }
     }).listener(ends).backoff(Backoff.fixed(Duration.ofMillis(10))).pollInterval(Duration.ofMillis(10)).build()
         .start()) {
-      await().atMost(PATIENCE).until(() -> ends.of(JobOutcome.IGNORED).size() == 1 && ends.of(JobOutcome.FINISHED).size() == 1);
+      await().atMost(PATIENCE).until(() -> ends.of(AttemptOutcome.IGNORED).size() == 1 && ends.of(AttemptOutcome.FINISHED).size() == 1);
     }
     Job always = q.get("always").orElseThrow();
     assertThat(always.status()).isEqualTo(JobStatus.IGNORED);
     assertThat(always.attempts()).isEqualTo(3);
     assertThat(always.lastError()).isEqualTo("java.lang.IllegalStateException: boom on attempt 3");
-    assertThat(ends.of(JobOutcome.RETRY_SCHEDULED)).containsExactlyInAnyOrder("always", "always", "once");
+    assertThat(ends.of(AttemptOutcome.RETRY_SCHEDULED)).containsExactlyInAnyOrder("always", "always", "once");
     assertThat(q.get("once").orElseThrow().attempts()).isEqualTo(2);
   }
 
@@ -100,7 +100,7 @@ class JobWorkerTest {
       Thread.sleep(5); // work
       now.decrementAndGet();
     }).listener(ends).concurrency(3).batchSize(10).pollInterval(Duration.ofMillis(10)).build().start()) {
-      await().atMost(PATIENCE).until(() -> ends.of(JobOutcome.FINISHED).size() == 40);
+      await().atMost(PATIENCE).until(() -> ends.of(AttemptOutcome.FINISHED).size() == 40);
     }
     assertThat(most.get()).isBetween(1, 3);
   }
@@ -136,7 +136,7 @@ class JobWorkerTest {
       await().atMost(PATIENCE).until(() -> q.get("slow").orElseThrow().dueAtMillis() > lockedUntil + 200);
       assertThat(q.claim("intruder", 1, Duration.ofMinutes(1))).isEmpty();
       release.countDown();
-      await().atMost(PATIENCE).until(() -> ends.of(JobOutcome.FINISHED).size() == 1);
+      await().atMost(PATIENCE).until(() -> ends.of(AttemptOutcome.FINISHED).size() == 1);
     }
     assertThat(q.get("slow").orElseThrow().attempts()).isEqualTo(1);
   }
@@ -147,20 +147,20 @@ class JobWorkerTest {
     q.enqueue(NewJob.of("t"));
     CountDownLatch release = new CountDownLatch(1);
     Ends ends = new Ends();
-    AtomicInteger sawLockLost = new AtomicInteger();
+    AtomicInteger sawStop = new AtomicInteger();
     try (JobWorker w = JobWorker.builder(q, t -> {
       release.await();
-      await().atMost(PATIENCE).until(t::lockLost);
-      sawLockLost.incrementAndGet();
+      await().atMost(PATIENCE).until(t::stopRequested);
+      sawStop.incrementAndGet();
     }).listener(ends).lockTtl(Duration.ofMillis(90)).pollInterval(Duration.ofMillis(10)).build().start()) {
       await().atMost(PATIENCE).until(() -> w.running() == 1);
       long token = q.get("t").orElseThrow().token();
       q.ignore(List.of("t")); // by hand: the running attempt loses its lock
       release.countDown();
-      await().atMost(PATIENCE).until(() -> ends.of(JobOutcome.REJECTED).size() == 1);
+      await().atMost(PATIENCE).until(() -> ends.of(AttemptOutcome.REJECTED).size() == 1);
       assertThat(q.finish("t", token)).isEqualTo(JobOutcome.REJECTED);
     }
-    assertThat(sawLockLost.get()).isEqualTo(1);
+    assertThat(sawStop.get()).isEqualTo(1);
     assertThat(q.get("t").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
   }
 
@@ -177,7 +177,7 @@ class JobWorkerTest {
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
     q.enqueue(NewJob.of("late"));
     w.close();
-    assertThat(ends.of(JobOutcome.FINISHED)).containsExactlyInAnyOrder("k0", "k1");
+    assertThat(ends.of(AttemptOutcome.FINISHED)).containsExactlyInAnyOrder("k0", "k1");
     assertThat(q.get("late").orElseThrow().status()).isEqualTo(JobStatus.TODO);
     w.close(); // idempotent
   }

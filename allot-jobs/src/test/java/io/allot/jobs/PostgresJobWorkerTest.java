@@ -3,7 +3,6 @@ package io.allot.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
@@ -40,9 +39,9 @@ class PostgresJobWorkerTest {
         int from = i;
         qa.enqueue(IntStream.range(from, from + 500).mapToObj(k -> NewJob.of("t" + k)).toList());
       }
-      CompletionListener record = (t, o, e) -> {
-        if (o == JobOutcome.FINISHED) {
-          accepted.add(t.key());
+      AttemptListener record = end -> {
+        if (end.outcome() == AttemptOutcome.FINISHED) {
+          accepted.add(end.key());
         }
       };
       try (JobWorker w1 = JobWorker.builder(qa, t -> { }).listener(record).concurrency(4).batchSize(50)

@@ -1,6 +1,5 @@
-package io.allot.jobs.dispatch;
+package io.allot.jobs;
 
-import io.allot.jobs.JobWorker;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;

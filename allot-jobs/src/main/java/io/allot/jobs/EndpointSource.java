@@ -1,4 +1,4 @@
-package io.allot.jobs.dispatch;
+package io.allot.jobs;
 
 import io.allot.store.Membership;
 import io.allot.store.StoreClock;

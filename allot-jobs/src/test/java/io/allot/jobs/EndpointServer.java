@@ -1,4 +1,4 @@
-package io.allot.jobs.dispatch;
+package io.allot.jobs;
 
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;

@@ -1,9 +1,8 @@
-package io.allot.jobs.dispatch;
+package io.allot.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
@@ -33,9 +32,9 @@ class PostgresJobDispatcherTest {
   void everyJobFinishesExactlyOnceAcrossALeaderChange() throws Exception {
     int n = 1000;
     List<String> finished = Collections.synchronizedList(new ArrayList<>());
-    DispatchListener record = (t, endpoint, outcome, error) -> {
-      if (outcome == JobOutcome.FINISHED) {
-        finished.add(t.key());
+    AttemptListener record = end -> {
+      if (end.outcome() == AttemptOutcome.FINISHED) {
+        finished.add(end.key());
       }
     };
     try (PostgresStore a = PostgresStore.connect(schema.uri()); PostgresStore b = PostgresStore.connect(schema.uri());

@@ -1,22 +1,23 @@
-package io.allot.jobs.dispatch;
+package io.allot.jobs;
 
 import io.allot.jobs.v1.DispatcherMessage;
 import io.allot.jobs.v1.EndpointMessage;
 import io.allot.jobs.v1.JobEndpointGrpc;
-import io.allot.jobs.v1.Ready;
-import io.allot.jobs.v1.Result;
-import io.allot.store.jobs.JobOutcome;
+import io.allot.store.jobs.ClaimedJob;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -25,8 +26,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The worker side of the dispatch protocol ({@code allot/jobs/v1/jobs.proto}) in Java: a gRPC service an
  * application adds to its own {@link io.grpc.Server}; a {@link JobDispatcher} connects to it and pushes jobs, which
- * run on a {@link DispatchedJobHandler} here, at most {@code capacity} at once, and the results go back on the same
- * stream. The endpoint never reaches the store.
+ * run on a {@link JobHandler} here (the same handler a {@link JobWorker} runs), at most {@code capacity} at once, and
+ * the results go back on the same stream. The endpoint never reaches the store.
  *
  * <pre>{@code
  * JobEndpoint endpoint = JobEndpoint.builder(job -> mailer.send(job.data())).capacity(8).build();
@@ -36,9 +37,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Each stream is granted {@code capacity} credits; the handler threads ({@code capacity} of them) are shared by
  * all streams, so while two dispatchers talk to the endpoint at once (a deposed leader draining, a new one starting)
- * jobs may wait here for a thread; their locks are extended by the dispatcher meanwhile. When a stream breaks, its
- * jobs are cancelled ({@link DispatchedJob#cancelled()}, handler threads interrupted): their results could not be
- * delivered, and the jobs run again after their locks expire.
+ * jobs may wait here for a thread; their locks are extended by the dispatcher meanwhile. When the dispatcher cancels
+ * a job (its lock is lost) or its stream ends, the job's {@link JobContext#stopRequested()} turns true and its
+ * handler thread is interrupted: its result could not count, and the job runs again after its lock expires. A
+ * failure is reported as the store keeps it ({@code ExceptionClass: message}), with a {@link JobHandler.RetryAfter}'s
+ * wait as {@code retry_after_ms}.
  *
  * <p>State: the streams' maps are concurrent; each stream's response observer is guarded by itself (gRPC observers
  * are not thread-safe); {@code closed} is volatile.
@@ -46,8 +49,8 @@ import org.slf4j.LoggerFactory;
 public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobEndpoint.class);
 
-  private final DispatchedJobHandler handler;
-  private final VerdictListener listener;
+  private final JobHandler handler;
+  private final AttemptListener listener;
   private final String endpointId;
   /** For logs. */
   private final String name;
@@ -57,7 +60,7 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
   private final AtomicInteger running = new AtomicInteger();
   private final AtomicInteger streams = new AtomicInteger();
   /** The open streams (concurrent set). */
-  private final java.util.Set<Stream> live = ConcurrentHashMap.newKeySet();
+  private final Set<Stream> live = ConcurrentHashMap.newKeySet();
   private volatile boolean closed;
 
   private JobEndpoint(Builder b) {
@@ -66,12 +69,12 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     this.endpointId = b.endpointId;
     this.name = b.endpointId.isEmpty() ? "endpoint" : "endpoint " + b.endpointId;
     this.capacity = b.capacity;
-    this.workers = Executors.newFixedThreadPool(capacity, threads("allot-endpoint-handler-"));
-    this.heartbeats = Executors.newSingleThreadScheduledExecutor(threads("allot-endpoint-heartbeat-"));
+    this.workers = Executors.newFixedThreadPool(capacity, Threads.named("allot-endpoint-handler-"));
+    this.heartbeats = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-endpoint-heartbeat-"));
   }
 
   /** A builder for an endpoint running {@code handler}. */
-  public static Builder builder(DispatchedJobHandler handler) {
+  public static Builder builder(JobHandler handler) {
     return new Builder(handler);
   }
 
@@ -96,7 +99,7 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
   }
 
   /**
-   * Ends every stream (no more results are sent), cancels the running jobs (they run again after their locks
+   * Ends every stream (no more results are sent), stops the running jobs (they run again after their locks
    * expire) and refuses new streams. For a graceful stop, stop the dispatcher first.
    */
   @Override
@@ -109,10 +112,13 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     workers.shutdownNow();
   }
 
-  /** One dispatcher's stream. */
+  /**
+   * One dispatcher's stream: answers its Hello with Ready (repeated as the heartbeat), runs its jobs, sends their
+   * results, tells the listener its verdicts, stops the jobs it cancels, and all of its jobs when it ends.
+   */
   private final class Stream implements StreamObserver<DispatcherMessage> {
     private final ServerCallStreamObserver<EndpointMessage> out;
-    private final Map<Attempt, Running> jobs = new ConcurrentHashMap<>();
+    private final Map<AttemptKey, Running> jobs = new ConcurrentHashMap<>();
     /** Written once by the Hello (gRPC delivers messages of one call in order); volatile for the handler threads. */
     private volatile String queue = "";
     private volatile String dispatcher = "";
@@ -134,16 +140,16 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
         case HELLO -> hello(m.getHello());
         case JOB -> job(m.getJob());
         case VERDICT -> {
-          Running r = jobs.remove(new Attempt(m.getVerdict().getKey(), m.getVerdict().getToken()));
+          Running r = jobs.remove(new AttemptKey(m.getVerdict().getKey(), m.getVerdict().getToken()));
           if (r != null) {
-            listener.verdict(r.job, outcome(m.getVerdict().getOutcome()), r.error);
+            verdict(r, Wire.fromWire(m.getVerdict().getOutcome()));
           }
         }
         case CANCEL -> {
-          Running r = jobs.get(new Attempt(m.getCancel().getKey(), m.getCancel().getToken()));
+          Running r = jobs.get(new AttemptKey(m.getCancel().getKey(), m.getCancel().getToken()));
           if (r != null) {
-            log.info("{}: dispatcher cancelled {}: {}", name, r.job, m.getCancel().getReason());
-            r.cancel();
+            log.info("{}: dispatcher cancelled {}: {}", name, r.ctx, m.getCancel().getReason());
+            r.stop();
           }
         }
         default -> log.warn("{}: unknown message from dispatcher {} ignored", name, dispatcher);
@@ -159,55 +165,51 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       dispatcher = h.getDispatcher();
       log.info("{}: dispatcher {} (lease token {}) connected for queue {}", name, dispatcher,
           h.getLeaseToken(), queue);
-      EndpointMessage ready = EndpointMessage.newBuilder()
-          .setReady(Ready.newBuilder().setEndpoint(endpointId).setCapacity(capacity)).build();
+      EndpointMessage ready = Wire.ready(endpointId, capacity);
       send(ready);
       long every = Math.max(10, h.getHeartbeatMs());
       heartbeat = heartbeats.scheduleAtFixedRate(() -> send(ready), every, every, TimeUnit.MILLISECONDS);
     }
 
-    private void job(io.allot.jobs.v1.Job t) {
-      DispatchedJob job = new DispatchedJob(queue, dispatcher, t.getKey(), t.getData(), t.getToken(),
-          t.getAttempt(), t.getMaxAttempts());
-      Attempt id = new Attempt(t.getKey(), t.getToken());
+    private void job(io.allot.jobs.v1.Job j) {
+      ClaimedJob job = Wire.claimed(j);
       Running r = new Running(job);
+      AttemptKey id = new AttemptKey(job.key(), job.token());
       jobs.put(id, r);
       try {
-        r.future = workers.submit(() -> run(id, r));
-      } catch (java.util.concurrent.RejectedExecutionException e) {
-        r.error = new IllegalStateException("endpoint " + endpointId + " is closed");
-        result(t.getKey(), t.getToken(), r.error);
+        r.future = workers.submit(() -> run(r));
+      } catch (RejectedExecutionException e) {
+        r.error = AttemptReporter.describe(new IllegalStateException("endpoint " + endpointId + " is closed"));
+        send(Wire.result(job.key(), job.token(), r.error, null));
       }
     }
 
-    private void run(Attempt id, Running r) {
+    private void run(Running r) {
       Throwable error = null;
       running.incrementAndGet();
       try {
-        if (r.job.cancelled()) {
+        if (r.ctx.stopRequested()) {
           // cancelled while waiting for a thread: report it (the result frees the credit; the store refuses it)
-          throw new java.util.concurrent.CancellationException("cancelled before it started");
+          throw new CancellationException("cancelled before it started");
         }
-        handler.handle(r.job);
+        handler.handle(r.ctx);
       } catch (Throwable e) {
         error = e;
       } finally {
         running.decrementAndGet();
       }
-      r.error = error;
-      result(id.key(), id.token(), error);
+      r.error = error == null ? null : AttemptReporter.describe(error);
+      send(Wire.result(r.ctx.key(), r.ctx.token(), r.error, error == null ? null : AttemptReporter.retryAfter(error)));
     }
 
-    private void result(String key, long token, Throwable error) {
-      Result.Builder b = Result.newBuilder().setKey(key).setToken(token);
-      if (error != null) {
-        String msg = error.getMessage() == null ? error.toString() : error.getMessage();
-        b.setError(msg.isEmpty() ? error.getClass().getName() : msg);
-        if (error instanceof DispatchedJobHandler.RetryAfter ra) {
-          b.setRetryAfterMs(ra.waitBeforeRetry().toMillis());
-        }
+    private void verdict(Running r, AttemptOutcome outcome) {
+      AttemptEnd end = new AttemptEnd(queue, r.ctx.key(), r.ctx.token(), r.ctx.attempt(), outcome,
+          Optional.ofNullable(r.error), endpointId);
+      try {
+        listener.ended(end);
+      } catch (RuntimeException e) {
+        log.warn("{}: attempt listener failed for {}", name, end, e);
       }
-      send(EndpointMessage.newBuilder().setResult(b).build());
     }
 
     /** Sends {@code m} unless the stream ended. */
@@ -236,7 +238,7 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       end();
     }
 
-    /** Ends our half (the dispatcher drops the stream's jobs) and cancels the jobs. */
+    /** Ends our half (the dispatcher drops the stream's jobs) and stops the jobs. */
     void end() {
       synchronized (out) {
         if (done) {
@@ -269,60 +271,45 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       if (hb != null) {
         hb.cancel(false);
       }
-      jobs.values().forEach(Running::cancel);
+      jobs.values().forEach(Running::stop);
       jobs.clear();
     }
-  }
 
-  private record Attempt(String key, long token) {}
+    /** One pushed attempt on this stream. */
+    private final class Running {
+      final JobContext ctx;
+      /** Set once by the stream thread right after submit; read by stop. */
+      volatile Future<?> future;
+      /** The failure reported, written before the result is sent; read by the verdict. */
+      volatile String error;
+      /** The dispatcher cancelled it or the stream ended: it no longer counts. Sticky. */
+      volatile boolean stopped;
 
-  private static final class Running {
-    final DispatchedJob job;
-    /** Set once by the stream thread right after submit; read by cancel. */
-    volatile Future<?> future;
-    /** Written by the handler thread before its result is sent; read by the verdict. */
-    volatile Throwable error;
+      Running(ClaimedJob job) {
+        this.ctx = new JobContext(queue, job, () -> stopped);
+      }
 
-    Running(DispatchedJob job) {
-      this.job = job;
-    }
-
-    void cancel() {
-      job.cancel();
-      Future<?> f = future;
-      if (f != null) {
-        f.cancel(true);
+      void stop() {
+        stopped = true;
+        Future<?> f = future;
+        if (f != null) {
+          f.cancel(true);
+        }
       }
     }
   }
 
-  private static JobOutcome outcome(io.allot.jobs.v1.JobOutcome o) {
-    return switch (o) {
-      case FINISHED -> JobOutcome.FINISHED;
-      case RETRY_SCHEDULED -> JobOutcome.RETRY_SCHEDULED;
-      case IGNORED -> JobOutcome.IGNORED;
-      case REJECTED -> JobOutcome.REJECTED;
-      default -> null;
-    };
-  }
-
-  private static ThreadFactory threads(String prefix) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread t = new Thread(r, prefix + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    };
-  }
+  /** One attempt: (key, token). */
+  private record AttemptKey(String key, long token) {}
 
   /** Settings of a {@link JobEndpoint}; each setter checks its value and names it when bad. */
   public static final class Builder {
-    private final DispatchedJobHandler handler;
-    private VerdictListener listener = (t, o, e) -> { };
+    private final JobHandler handler;
+    private AttemptListener listener = end -> { };
     private String endpointId = "";
     private int capacity = 4;
 
-    private Builder(DispatchedJobHandler handler) {
+    private Builder(JobHandler handler) {
       this.handler = Objects.requireNonNull(handler, "handler");
     }
 
@@ -342,8 +329,12 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       return this;
     }
 
-    /** Told what the store did with each result. */
-    public Builder listener(VerdictListener listener) {
+    /**
+     * Told of each attempt's end when the dispatcher's verdict arrives: what the store did with the result, or
+     * {@link AttemptOutcome#UNKNOWN} when the dispatcher could not reach it in time. Not told when the stream ended
+     * first.
+     */
+    public Builder listener(AttemptListener listener) {
       this.listener = Objects.requireNonNull(listener, "listener");
       return this;
     }

@@ -1,14 +1,12 @@
-package io.allot.jobs.dispatch;
+package io.allot.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.allot.jobs.Backoff;
 import io.allot.store.Leadership;
 import io.allot.store.Lease;
 import io.allot.store.StoreUnavailableException;
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
@@ -35,14 +33,14 @@ class JobDispatcherTest {
   private final JobQueue queue = store.jobQueue("q");
   private final List<AutoCloseable> toClose = new ArrayList<>();
   /** Accepted completions (FINISHED, RETRY_SCHEDULED, IGNORED) per key, as the dispatchers saw them. */
-  private final Map<String, List<JobOutcome>> accepted = new ConcurrentHashMap<>();
+  private final Map<String, List<AttemptOutcome>> accepted = new ConcurrentHashMap<>();
   private final List<String> finishedKeys = Collections.synchronizedList(new ArrayList<>());
 
-  private final DispatchListener record = (t, endpoint, outcome, error) -> {
-    if (outcome != null && outcome.accepted()) {
-      accepted.computeIfAbsent(t.key(), k -> Collections.synchronizedList(new ArrayList<>())).add(outcome);
-      if (outcome == JobOutcome.FINISHED) {
-        finishedKeys.add(t.key());
+  private final AttemptListener record = end -> {
+    if (end.outcome().accepted()) {
+      accepted.computeIfAbsent(end.key(), k -> Collections.synchronizedList(new ArrayList<>())).add(end.outcome());
+      if (end.outcome() == AttemptOutcome.FINISHED) {
+        finishedKeys.add(end.key());
       }
     }
   };
@@ -77,14 +75,14 @@ class JobDispatcherTest {
 
   @Test
   void resultsFlowBackAndEveryJobFinishesOnce() {
-    Map<String, JobOutcome> verdicts = new ConcurrentHashMap<>();
-    VerdictListener v = (t, o, e) -> verdicts.put(t.key() + "#" + t.attempt(), o);
+    Map<String, AttemptOutcome> verdicts = new ConcurrentHashMap<>();
+    AttemptListener v = end -> verdicts.put(end.key() + "#" + end.attempt(), end.outcome());
     AtomicInteger ranA = new AtomicInteger();
     AtomicInteger ranB = new AtomicInteger();
-    DispatchedJobHandler failTensOnce = t -> {
+    JobHandler failTensOnce = t -> {
       int i = Integer.parseInt(t.key().substring(1));
       if (i % 10 == 0 && t.attempt() == 1) {
-        throw new DispatchedJobHandler.RetryAfter("first attempt of " + t.key() + " fails", Duration.ofMillis(1));
+        throw new JobHandler.RetryAfter("first attempt of " + t.key() + " fails", Duration.ofMillis(1));
       }
       assertThat(t.data()).isEqualTo("payload " + i);
     };
@@ -101,8 +99,8 @@ class JobDispatcherTest {
     assertThat(queue.get("t10").orElseThrow().attempts()).isEqualTo(2);
     assertThat(queue.get("t11").orElseThrow().attempts()).isEqualTo(1);
     await().atMost(Duration.ofSeconds(5)).until(() -> verdicts.size() >= 220);
-    assertThat(verdicts).containsEntry("t10#1", JobOutcome.RETRY_SCHEDULED).containsEntry("t10#2", JobOutcome.FINISHED)
-        .containsEntry("t11#1", JobOutcome.FINISHED);
+    assertThat(verdicts).containsEntry("t10#1", AttemptOutcome.RETRY_SCHEDULED).containsEntry("t10#2", AttemptOutcome.FINISHED)
+        .containsEntry("t11#1", AttemptOutcome.FINISHED);
     assertThat(ranA.get()).isPositive();
     assertThat(ranB.get()).isPositive();
   }
@@ -159,7 +157,7 @@ class JobDispatcherTest {
 
   @Test
   void aResultWhoseLockWasLostIsRejectedAndTheEndpointTold() {
-    Map<Long, JobOutcome> verdicts = new ConcurrentHashMap<>();
+    Map<Long, AttemptOutcome> verdicts = new ConcurrentHashMap<>();
     CountDownLatch firstAttemptRunning = new CountDownLatch(1);
     CountDownLatch releaseFirst = new CountDownLatch(1);
     AtomicBoolean first = new AtomicBoolean(true);
@@ -171,7 +169,7 @@ class JobDispatcherTest {
           Thread.onSpinWait();
         }
       }
-    }).capacity(2).listener((t, o, err) -> verdicts.put(t.token(), o)));
+    }).capacity(2).listener(end -> verdicts.put(end.token(), end.outcome())));
     queue.enqueue(NewJob.of("a"));
     closing(dispatcher(EndpointSource.fixed(e.address())).build().start());
     awaitLatch(firstAttemptRunning);
@@ -184,14 +182,14 @@ class JobDispatcherTest {
     releaseFirst.countDown();
 
     await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.containsKey(firstToken));
-    assertThat(verdicts).containsEntry(firstToken, JobOutcome.REJECTED).containsEntry(secondToken, JobOutcome.FINISHED);
-    assertThat(accepted.get("a")).containsExactly(JobOutcome.FINISHED);
+    assertThat(verdicts).containsEntry(firstToken, AttemptOutcome.REJECTED).containsEntry(secondToken, AttemptOutcome.FINISHED);
+    assertThat(accepted.get("a")).containsExactly(AttemptOutcome.FINISHED);
     assertThat(queue.get("a").orElseThrow().status()).isEqualTo(JobStatus.FINISHED);
   }
 
   @Test
   void anExtensionRefusedCancelsTheAttemptOnTheEndpoint() {
-    Map<Long, JobOutcome> verdicts = new ConcurrentHashMap<>();
+    Map<Long, AttemptOutcome> verdicts = new ConcurrentHashMap<>();
     CountDownLatch running = new CountDownLatch(1);
     AtomicBoolean cancelled = new AtomicBoolean();
     EndpointServer e = endpoint(JobEndpoint.builder(t -> {
@@ -200,11 +198,11 @@ class JobDispatcherTest {
         try {
           Thread.sleep(60_000);
         } catch (InterruptedException ie) {
-          cancelled.set(t.cancelled());
+          cancelled.set(t.stopRequested());
           throw ie;
         }
       }
-    }).capacity(1).listener((t, o, err) -> verdicts.put(t.token(), o)));
+    }).capacity(1).listener(end -> verdicts.put(end.token(), end.outcome())));
     queue.enqueue(NewJob.of("a"));
     closing(dispatcher(EndpointSource.fixed(e.address())).lockTtl(Duration.ofMillis(300)).build().start());
     awaitLatch(running);
@@ -212,7 +210,7 @@ class JobDispatcherTest {
     queue.ignore(List.of("a")); // by hand: the lock is gone; the next extension is refused
     await().atMost(Duration.ofSeconds(10)).until(() -> verdicts.containsKey(firstToken));
     assertThat(cancelled).isTrue();
-    assertThat(verdicts).containsEntry(firstToken, JobOutcome.REJECTED);
+    assertThat(verdicts).containsEntry(firstToken, AttemptOutcome.REJECTED);
     assertThat(queue.get("a").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
     assertThat(accepted).isEmpty();
   }
@@ -240,7 +238,7 @@ class JobDispatcherTest {
     for (String k : ranOnDead) {
       // never finished without a result: the dead endpoint's attempt was neither finished nor failed; it expired
       assertThat(queue.get(k).orElseThrow().attempts()).isEqualTo(2);
-      assertThat(accepted.get(k)).containsExactly(JobOutcome.FINISHED);
+      assertThat(accepted.get(k)).containsExactly(AttemptOutcome.FINISHED);
     }
   }
 
@@ -314,6 +312,8 @@ class JobDispatcherTest {
         .leaseTtl(Duration.ofMillis(600)).dispatcherId("second").build());
     first.start();
     await().atMost(Duration.ofSeconds(5)).until(first::isLeading);
+    assertThat(store.leadership().current("allot-jobs-dispatcher:q")).get().extracting(Lease::holder)
+        .isEqualTo("first");
     second.start();
     enqueueRange(0, 100);
     await().atMost(Duration.ofSeconds(20)).until(() -> finishedKeys.size() >= 100);

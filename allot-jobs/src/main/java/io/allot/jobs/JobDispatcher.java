@@ -1,0 +1,415 @@
+package io.allot.jobs;
+
+import io.allot.store.Leadership;
+import io.allot.store.jobs.JobLimits;
+import io.allot.store.jobs.JobQueue;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The coordinator of a queue's jobs for workers that cannot reach the store: claims jobs from a {@link JobQueue}
+ * (at the queue's rate limit, which the store enforces inside claim) and pushes them over gRPC to worker endpoints
+ * ({@code allot/jobs/v1/jobs.proto}; {@link JobEndpoint} in Java), then completes each job in the store with
+ * its lock's fencing token when the endpoint's result comes back on the same stream, and tells the endpoint what the
+ * store did.
+ *
+ * <pre>{@code
+ * try (Store store = Stores.open("postgresql://app@db/app");
+ *     JobDispatcher d = JobDispatcher.builder(store.jobQueue("emails"),
+ *             EndpointSource.members(store.membership("mailers"), store.clock()))
+ *         .leadership(store.leadership()).build().start()) {
+ *   ...
+ * }
+ * }</pre>
+ *
+ * <h2>Leadership</h2>
+ * With {@link Builder#leadership}, only the holder of the lease {@code allot-jobs-dispatcher:<queue>} dispatches
+ * ({@link io.allot.store.LeaderLease}: the lease is trusted until the last successful renewal's send time + ttl -
+ * margin, and a refused renewal steps down at once); other dispatchers stand by, try to acquire it every tick, and
+ * take over when it lapses or is released ({@link #close()} releases it). A dispatcher whose lease is no longer
+ * trusted stops claiming at once; the jobs it already sent keep their locks (job locks are fenced by their own
+ * tokens, not by the lease) and are completed when their results arrive.
+ *
+ * <h2>Flow control</h2>
+ * Each endpoint declares its capacity (credits) on its stream; the dispatcher never has more jobs without a result
+ * on a stream than its capacity, claims no more than the free credits of all streams, and gives each job to the
+ * stream with the most free credits.
+ *
+ * <h2>Faults</h2>
+ * <ul>
+ *   <li>The dispatcher extends the locks of jobs waiting for a credit or outstanding on live streams (those with
+ *       less than two thirds of their TTL left, every tick). A job whose extension is refused is lost: the endpoint
+ *       gets a Cancel, and its result will be rejected.</li>
+ *   <li>A stream that breaks, or is silent for three heartbeats, is dropped with its jobs: they are neither failed
+ *       nor finished, only no longer extended, and run again (on any endpoint) once their locks expired. Failing them
+ *       at once would hand them to another endpoint while the first may still run them (a cut network looks the same
+ *       as a dead endpoint); the lock TTL is the first endpoint's time to notice the broken stream and stop.</li>
+ *   <li>A job is finished only on its endpoint's result, and only with its own token; a result whose token lost
+ *       the lock is refused by the store and reported back as rejected.</li>
+ *   <li>Results are reported like a {@link JobWorker}'s ({@link AttemptReporter}): successes finished in batches,
+ *       a report that cannot reach the store retried until the job's lock would have run out (then the outcome is
+ *       unknown, and the endpoint is told so), and a retried report refused after an earlier try was applied
+ *       recognised from the stored job.</li>
+ * </ul>
+ *
+ * <p>Inside, each duty is a package-private part (allot-jobs' README has the table): {@link LeaseKeeper},
+ * {@link EndpointStreams} with an {@link EndpointStream} per endpoint, {@link ClaimLoop}, {@link LockKeeper},
+ * {@link Completer} and the {@link AttemptReporter} shared with the worker. This class wires them. Threads: the claim
+ * loop ({@code allot-dispatch-<queue>-1}), one control thread (lease, endpoints, lock extension), a few completion
+ * threads (failures' store calls), the reporter's two. Guards: {@code state} by {@code this}; the parts' own.
+ */
+public final class JobDispatcher implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(JobDispatcher.class);
+
+  private final JobQueue queue;
+  private final EndpointSource source;
+  private final String dispatcherId;
+  private final Duration lockTtl;
+  private final Duration drainTimeout;
+  private final double rateLimit;
+  private final long tickMillis;
+
+  private final LeaseKeeper lease;
+  private final LockKeeper locks;
+  private final AttemptReporter reporter;
+  private final EndpointStreams streams;
+  private final ClaimLoop claims;
+  private final ScheduledExecutorService control;
+  private final ExecutorService completions;
+  /** 0 new, 1 running, 2 closing or closed; guarded by {@code this}. */
+  private int state;
+  /** Set once close() begins. */
+  private volatile boolean stopping;
+
+  private JobDispatcher(Builder b) {
+    this.queue = b.queue;
+    this.source = b.source;
+    this.dispatcherId = b.dispatcherId != null ? b.dispatcherId : "dispatcher:" + Threads.defaultId();
+    this.lockTtl = b.lockTtl;
+    this.drainTimeout = b.drainTimeout;
+    this.rateLimit = b.rateLimit;
+    this.tickMillis = Math.max(10, Math.min(b.heartbeat.toMillis(),
+        Math.min(lockTtl.toMillis(), b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis()) / 3));
+    String q = queue.name();
+    MeterRegistry m = b.meters;
+    Counter abandoned = Counter.builder("allot.queue.dispatch.abandoned").tag("queue", q)
+        .description("jobs dropped with a broken stream or a lost lease, left to run again after their lock expired")
+        .register(m);
+    Counter claimFailures = Counter.builder("allot.queue.dispatch.claim.failures").tag("queue", q)
+        .description("claims that failed").register(m);
+    this.control = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-dispatch-" + q + "-control-"));
+    this.completions = Executors.newFixedThreadPool(b.completionThreads,
+        Threads.named("allot-dispatch-" + q + "-complete-"));
+    this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
+    this.reporter = new AttemptReporter(queue, locks, b.backoff, b.batchSize, b.listener,
+        AttemptReporter.counters(m, "allot.queue.dispatch.jobs", q,
+            "results from endpoints, by what the store did with them"), null);
+    this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.channelFactory, locks,
+        new Completer(reporter, completions), abandoned);
+    String leaseName = b.leaseName != null ? b.leaseName : "allot-jobs-dispatcher:" + q;
+    this.lease = new LeaseKeeper(b.leadership, leaseName, dispatcherId, b.leaseTtl, () -> {
+      streams.dropPending();
+      log.warn("queue {}: dispatcher {} stops dispatching: its lease is no longer trusted", q, dispatcherId);
+    });
+    this.claims = new ClaimLoop(queue, dispatcherId, b.batchSize, b.pollInterval, tickMillis, lease, streams, locks,
+        claimFailures, abandoned);
+    Gauge.builder("allot.queue.dispatch.outstanding", this, JobDispatcher::outstanding).tag("queue", q)
+        .description("jobs sent to endpoints without a result yet").register(m);
+    Gauge.builder("allot.queue.dispatch.leader", this, d -> d.isLeading() ? 1 : 0).tag("queue", q)
+        .description("1 while this dispatcher holds the queue's dispatcher lease").register(m);
+  }
+
+  /**
+   * A builder for a dispatcher of {@code queue}'s jobs to the endpoints {@code endpoints} names.
+   *
+   * @param queue     e.g. {@code store.jobQueue("emails")}
+   * @param endpoints e.g. {@link EndpointSource#fixed(String...)} or {@link EndpointSource#members}
+   */
+  public static Builder builder(JobQueue queue, EndpointSource endpoints) {
+    return new Builder(queue, endpoints);
+  }
+
+  /**
+   * Starts: sets the queue's rate limit if one was given, then leads (or stands by) and dispatches.
+   *
+   * @throws IllegalStateException if started before or closed
+   */
+  public JobDispatcher start() {
+    synchronized (this) {
+      if (state != 0) {
+        throw new IllegalStateException("dispatcher " + dispatcherId + " of queue " + queue.name() + " was already "
+            + (state == 1 ? "started" : "closed"));
+      }
+      state = 1;
+    }
+    if (rateLimit >= 0) {
+      queue.limitRate(rateLimit);
+    }
+    lease.start();
+    control.scheduleWithFixedDelay(this::tick, 0, tickMillis, TimeUnit.MILLISECONDS);
+    claims.start();
+    log.info("queue {}: dispatcher {} started (lock {} ms, {})", queue.name(), dispatcherId, lockTtl.toMillis(),
+        lease);
+    return this;
+  }
+
+  /** This dispatcher's id (the lease holder name and the store's lockedBy of the jobs it claims). */
+  public String id() {
+    return dispatcherId;
+  }
+
+  /** True while this dispatcher may dispatch (holds a trusted lease, or runs without leadership). */
+  public boolean isLeading() {
+    return !stopping && lease.leading();
+  }
+
+  /** Jobs sent to endpoints without a result yet, plus claimed ones waiting for a credit. */
+  public int outstanding() {
+    return streams.outstanding();
+  }
+
+  /** The endpoints with a ready stream now (addresses). */
+  public Set<String> connectedEndpoints() {
+    return streams.connected();
+  }
+
+  /** The control thread's tick: the lease, the endpoints, the locks. */
+  private void tick() {
+    try {
+      lease.tick();
+      boolean leading = isLeading();
+      Set<String> wanted;
+      try {
+        wanted = leading ? source.endpoints() : Set.of();
+      } catch (RuntimeException e) {
+        log.warn("queue {}: could not read the endpoints: {}", queue.name(), e.toString());
+        wanted = null;
+      }
+      streams.reconcile(wanted, leading, lease.token());
+      locks.pass(streams::lost);
+    } catch (RuntimeException e) {
+      log.error("queue {}: dispatcher tick failed", queue.name(), e);
+    }
+  }
+
+  /**
+   * Stops claiming, releases the lease (a standby takes over at once), waits up to the drain timeout for the results
+   * of jobs already sent (extending their locks meanwhile) and for their reports, then ends the streams; jobs still
+   * without a result run again after their locks expire. Idempotent.
+   */
+  @Override
+  public void close() {
+    synchronized (this) {
+      if (state == 2) {
+        return;
+      }
+      state = 2;
+      stopping = true;
+    }
+    try {
+      claims.stop(); // the claim in flight ends, its jobs are still sent out
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    lease.close();
+    streams.dropPending();
+    streams.drainAll();
+    try {
+      long end = System.nanoTime() + drainTimeout.toNanos();
+      streams.awaitNoOutstanding(end);
+      reporter.awaitIdle(end);
+      control.shutdownNow();
+      control.awaitTermination(drainTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+      completions.shutdown();
+      completions.awaitTermination(drainTimeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      control.shutdownNow();
+    }
+    streams.closeAll();
+    reporter.close();
+    completions.shutdownNow();
+    log.info("queue {}: dispatcher {} closed", queue.name(), dispatcherId);
+  }
+
+  @Override
+  public String toString() {
+    return "JobDispatcher[" + queue.name() + ", " + dispatcherId + "]";
+  }
+
+  /** Settings of a {@link JobDispatcher}; each setter checks its value and names it when bad. */
+  public static final class Builder {
+    private final JobQueue queue;
+    private final EndpointSource source;
+    private Leadership leadership;
+    private String leaseName;
+    private String dispatcherId;
+    private int batchSize = 100;
+    private int completionThreads = 16;
+    private Duration lockTtl = Duration.ofSeconds(30);
+    private Duration leaseTtl = Duration.ofSeconds(10);
+    private Duration heartbeat = Duration.ofSeconds(1);
+    private Duration pollInterval = Duration.ofMillis(500);
+    private Duration drainTimeout = Duration.ofSeconds(30);
+    private Backoff backoff = Backoff.DEFAULT;
+    private double rateLimit = -1;
+    private AttemptListener listener = end -> { };
+    private MeterRegistry meters = new CompositeMeterRegistry();
+    private Function<String, ManagedChannel> channelFactory =
+        target -> Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
+
+    private Builder(JobQueue queue, EndpointSource source) {
+      this.queue = Objects.requireNonNull(queue, "queue");
+      this.source = Objects.requireNonNull(source, "endpoints");
+    }
+
+    /**
+     * Elects one dispatcher per queue with leases of this store role: only the holder dispatches, others stand by.
+     * Default: none (this dispatcher always dispatches; run only one).
+     */
+    public Builder leadership(Leadership leadership) {
+      this.leadership = Objects.requireNonNull(leadership, "leadership");
+      return this;
+    }
+
+    /** The lease name; default {@code allot-jobs-dispatcher:<queue>}. */
+    public Builder leaseName(String leaseName) {
+      if (leaseName == null || leaseName.isEmpty()) {
+        throw new IllegalArgumentException("leaseName must be non-empty but was '" + leaseName + "'");
+      }
+      this.leaseName = leaseName;
+      return this;
+    }
+
+    /**
+     * How long the lease lasts unless renewed (renewed every third of it, trusted until a tenth of it before its end);
+     * at least 30 ms, default 10 s.
+     */
+    public Builder leaseTtl(Duration leaseTtl) {
+      this.leaseTtl = atLeast("leaseTtl", leaseTtl, 30);
+      return this;
+    }
+
+    /** The lease holder name and lockedBy of claimed jobs; default {@code dispatcher:host:pid:random}. */
+    public Builder dispatcherId(String dispatcherId) {
+      this.dispatcherId = JobLimits.checkWorker(dispatcherId);
+      return this;
+    }
+
+    /**
+     * Most jobs claimed in one store call, and finished in one {@code finishAll} (1 to 10,000); default 100 (never
+     * more than the free credits).
+     */
+    public Builder batchSize(int batchSize) {
+      this.batchSize = JobLimits.checkBatch("batchSize", batchSize);
+      return this;
+    }
+
+    /**
+     * Threads making the store calls for failed results (one {@code fail} each; successes are finished in batches);
+     * 1 to 256, default 16.
+     */
+    public Builder completionThreads(int completionThreads) {
+      if (completionThreads < 1 || completionThreads > 256) {
+        throw new IllegalArgumentException("completionThreads must be in [1, 256] but was " + completionThreads);
+      }
+      this.completionThreads = completionThreads;
+      return this;
+    }
+
+    /** How long a claimed job's lock lasts; extended while its stream lives. At least 30 ms, default 30 s. */
+    public Builder lockTtl(Duration lockTtl) {
+      this.lockTtl = atLeast("lockTtl", lockTtl, 30);
+      return this;
+    }
+
+    /**
+     * How often endpoints must send something (told in the Hello); a stream silent for three times as long is taken
+     * for dead. At least 10 ms, default 1 s.
+     */
+    public Builder heartbeat(Duration heartbeat) {
+      this.heartbeat = atLeast("heartbeat", heartbeat, 10);
+      return this;
+    }
+
+    /** How long to wait before claiming again when the queue gave fewer jobs than asked. Default 500 ms. */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = atLeast("pollInterval", pollInterval, 1);
+      return this;
+    }
+
+    /** How long {@link #close()} waits for results of jobs already sent. Default 30 s. */
+    public Builder drainTimeout(Duration drainTimeout) {
+      Objects.requireNonNull(drainTimeout, "drainTimeout");
+      if (drainTimeout.isNegative()) {
+        throw new IllegalArgumentException("drainTimeout must be >= 0 but was " + drainTimeout);
+      }
+      this.drainTimeout = drainTimeout;
+      return this;
+    }
+
+    /**
+     * The wait before a failed job's next attempt, unless the endpoint asked for one ({@code retry_after_ms}, a Java
+     * handler's {@link JobHandler.RetryAfter}). Default {@link Backoff#DEFAULT}.
+     */
+    public Builder backoff(Backoff backoff) {
+      this.backoff = Objects.requireNonNull(backoff, "backoff");
+      return this;
+    }
+
+    /** Sets the queue's rate limit at start (kept in the store, shared by all claimers; 0 removes it). */
+    public Builder rateLimit(double jobsPerSecond) {
+      this.rateLimit = JobLimits.checkRate(jobsPerSecond);
+      return this;
+    }
+
+    /** Told of every result's end, once the store answered (or its answer did not come in time). */
+    public Builder listener(AttemptListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /** Where the meters go ({@code allot.queue.dispatch.*}). Default: nowhere. */
+    public Builder meterRegistry(MeterRegistry meters) {
+      this.meters = Objects.requireNonNull(meters, "meters");
+      return this;
+    }
+
+    /**
+     * Makes the channel to an endpoint address (TLS, keepalive, interceptors). Default: plaintext
+     * {@code Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())}.
+     */
+    public Builder channelFactory(Function<String, ManagedChannel> channelFactory) {
+      this.channelFactory = Objects.requireNonNull(channelFactory, "channelFactory");
+      return this;
+    }
+
+    /** The dispatcher, not started yet ({@link JobDispatcher#start()}). */
+    public JobDispatcher build() {
+      return new JobDispatcher(this);
+    }
+
+    private static Duration atLeast(String name, Duration d, long minMillis) {
+      Objects.requireNonNull(d, name);
+      if (d.toMillis() < minMillis) {
+        throw new IllegalArgumentException(name + " must be at least " + minMillis + " ms but was " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,94 @@
+package io.allot.jobs;
+
+import io.allot.jobs.v1.Cancel;
+import io.allot.jobs.v1.DispatcherMessage;
+import io.allot.jobs.v1.EndpointMessage;
+import io.allot.jobs.v1.Hello;
+import io.allot.jobs.v1.Job;
+import io.allot.jobs.v1.Ready;
+import io.allot.jobs.v1.Result;
+import io.allot.jobs.v1.Verdict;
+import io.allot.store.jobs.ClaimedJob;
+import java.time.Duration;
+
+/**
+ * The messages of {@code allot/jobs/v1/jobs.proto}, made and read in one place for both ends, with the one mapping
+ * between {@link AttemptOutcome} and the wire's outcome ({@link AttemptOutcome#UNKNOWN} is
+ * {@code OUTCOME_UNSPECIFIED}). Stateless.
+ */
+final class Wire {
+  private Wire() {}
+
+  static DispatcherMessage hello(String dispatcher, String queue, long leaseToken, Duration heartbeat) {
+    return DispatcherMessage.newBuilder().setHello(Hello.newBuilder().setDispatcher(dispatcher).setQueue(queue)
+        .setLeaseToken(leaseToken).setHeartbeatMs(heartbeat.toMillis())).build();
+  }
+
+  static DispatcherMessage job(ClaimedJob j, Duration lockTtl) {
+    return DispatcherMessage.newBuilder().setJob(Job.newBuilder().setKey(j.key()).setToken(j.token())
+        .setData(j.data()).setAttempt(j.attempt()).setMaxAttempts(j.maxAttempts())
+        .setLockTtlMs(lockTtl.toMillis())).build();
+  }
+
+  static DispatcherMessage verdict(String key, long token, AttemptOutcome outcome) {
+    return DispatcherMessage.newBuilder().setVerdict(Verdict.newBuilder().setKey(key).setToken(token)
+        .setOutcome(toWire(outcome))).build();
+  }
+
+  static DispatcherMessage cancel(String key, long token, String reason) {
+    return DispatcherMessage.newBuilder().setCancel(Cancel.newBuilder().setKey(key).setToken(token)
+        .setReason(reason)).build();
+  }
+
+  static EndpointMessage ready(String endpoint, int capacity) {
+    return EndpointMessage.newBuilder().setReady(Ready.newBuilder().setEndpoint(endpoint).setCapacity(capacity))
+        .build();
+  }
+
+  /** A result: {@code error} null on success; {@code retryAfter} null for the dispatcher's backoff. */
+  static EndpointMessage result(String key, long token, String error, Duration retryAfter) {
+    Result.Builder b = Result.newBuilder().setKey(key).setToken(token);
+    if (error != null) {
+      b.setError(error.isEmpty() ? "failed" : error);
+      if (retryAfter != null) {
+        b.setRetryAfterMs(Math.max(1, retryAfter.toMillis()));
+      }
+    }
+    return EndpointMessage.newBuilder().setResult(b).build();
+  }
+
+  /** The failure a result reports, or null on success. */
+  static String error(Result r) {
+    return r.getError().isEmpty() ? null : r.getError();
+  }
+
+  /** The wait a failed result asks for, or null for the backoff. */
+  static Duration retryAfter(Result r) {
+    return r.getRetryAfterMs() > 0 ? Duration.ofMillis(r.getRetryAfterMs()) : null;
+  }
+
+  /** A pushed job as the endpoint's handler sees it (the lock's expiry in store time is not sent: 0). */
+  static ClaimedJob claimed(Job j) {
+    return new ClaimedJob(j.getKey(), j.getData(), j.getToken(), j.getAttempt(), j.getMaxAttempts(), 0);
+  }
+
+  static io.allot.jobs.v1.JobOutcome toWire(AttemptOutcome o) {
+    return switch (o) {
+      case FINISHED -> io.allot.jobs.v1.JobOutcome.FINISHED;
+      case RETRY_SCHEDULED -> io.allot.jobs.v1.JobOutcome.RETRY_SCHEDULED;
+      case IGNORED -> io.allot.jobs.v1.JobOutcome.IGNORED;
+      case REJECTED -> io.allot.jobs.v1.JobOutcome.REJECTED;
+      case UNKNOWN -> io.allot.jobs.v1.JobOutcome.OUTCOME_UNSPECIFIED;
+    };
+  }
+
+  static AttemptOutcome fromWire(io.allot.jobs.v1.JobOutcome o) {
+    return switch (o) {
+      case FINISHED -> AttemptOutcome.FINISHED;
+      case RETRY_SCHEDULED -> AttemptOutcome.RETRY_SCHEDULED;
+      case IGNORED -> AttemptOutcome.IGNORED;
+      case REJECTED -> AttemptOutcome.REJECTED;
+      default -> AttemptOutcome.UNKNOWN;
+    };
+  }
+}
