@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 
 /**
  * The SDK's real threads, run one at a time on the {@link Sim}'s virtual clock: OkHttp's {@code TaskFaker} idea for
@@ -28,6 +29,7 @@ import java.util.concurrent.locks.LockSupport;
 final class Fibers implements AutoCloseable {
   /** Spins before a waiting thread parks (the handoff is usually quicker than a park). */
   private static final int SPINS = Integer.getInteger("allot.sim.spins", 1_000);
+  /** The kernel's token as a lock holder (an event, whichever thread runs it). */
   private static final Object KERNEL = new Object();
 
   /** Thrown from a killed fiber's wait: unwinds its stack (an Error, so that the SDK's catch blocks let it pass). */
@@ -45,18 +47,34 @@ final class Fibers implements AutoCloseable {
   }
 
   private final Sim sim;
-  private final Thread kernel;
-  /** Who runs now: {@link #KERNEL} or a {@link Fiber}. */
-  private volatile Object turn = KERNEL;
+  /** The driving thread's token in the turn (the thread that called {@link #drive}). */
+  private final Object main = new Object();
+  private final Thread mainThread;
+  /** Who holds the turn: {@link #main} or a {@link Fiber}. */
+  private volatile Object turn;
   /** Every fiber not yet ended, in start order. */
   private final List<Fiber> live = new ArrayList<>();
   /** The first unexpected throwable of a fiber (the run fails with it). */
   private Throwable crash;
   private long started;
+  /** One event and the checks; false: the drive is over. */
+  private BooleanSupplier stepper;
+  private boolean stopped;
+  private RuntimeException failure;
+  /** Who gets the turn back when a fiber that is being killed has unwound. */
+  private Object returnTo;
+
+  /** Thrown to end the thread of a fiber that ended and handed the turn on. */
+  private static final class Ended extends Error {
+    Ended() {
+      super(null, null, false, false);
+    }
+  }
 
   Fibers(Sim sim) {
     this.sim = sim;
-    this.kernel = Thread.currentThread();
+    this.mainThread = Thread.currentThread();
+    this.turn = main;
   }
 
   /** A backend whose threads are fibers of {@code actor} (a member process). */
@@ -69,6 +87,27 @@ final class Fibers implements AutoCloseable {
     return started;
   }
 
+  /**
+   * Runs the simulation from the driving thread: {@code stepper} runs one event and the checks, and says whether to
+   * go on. Whoever holds the turn runs it (the driving thread, or a fiber that waits: handing the turn to the kernel
+   * and back would cost two thread switches per event), so the thread that resumes a fiber is the one that found its
+   * event, and a fiber whose own event comes next (the answer to its store call) goes on without any switch.
+   * Throws what a step threw.
+   */
+  void drive(BooleanSupplier stepper) {
+    if (Thread.currentThread() != mainThread) {
+      throw new IllegalStateException("drive() runs on the thread that made the simulator");
+    }
+    this.stepper = stepper;
+    this.stopped = false;
+    kernelLoop(main);
+    RuntimeException f = failure;
+    failure = null;
+    if (f != null) {
+      throw f;
+    }
+  }
+
   /** Throws if a fiber failed with an unexpected throwable (an SDK bug, or an assertion of the SDK). */
   void check() {
     if (crash != null) {
@@ -77,23 +116,35 @@ final class Fibers implements AutoCloseable {
     }
   }
 
-  /** Unwinds every fiber of {@code actor} (a killed process): their threads end. Kernel only. */
+  /** Unwinds every fiber of {@code actor} (a killed process): their threads end. From an event. */
   void kill(Sim.Actor actor) {
     for (Fiber f : List.copyOf(live)) {
       if (f.actor == actor) {
-        f.killed = true;
-        run(f);
+        unwind(f);
       }
     }
   }
 
-  /** Unwinds every fiber left. */
+  /** Unwinds every fiber left (the driving thread, after the run). */
   @Override
   public void close() {
     for (Fiber f : List.copyOf(live)) {
-      f.killed = true;
-      run(f);
+      unwind(f);
     }
+  }
+
+  private void unwind(Fiber f) {
+    if (f.done) {
+      return;
+    }
+    f.killed = true;
+    Object me = participant();
+    if (me == f) {
+      return; // a kill from an event that this very fiber's thread runs: it unwinds when the event is over
+    }
+    returnTo = me;
+    f.resume = true;
+    handTo(f);
   }
 
   /** A store call in flight: the fiber waits for its answer. */
@@ -115,7 +166,7 @@ final class Fibers implements AutoCloseable {
     park(f);
   }
 
-  /** The answer to {@code call} came: its fiber goes on now (inline; the caller is an event of the fiber's actor). */
+  /** The answer to {@code call} came: its fiber goes on now (the caller is an event of the fiber's actor). */
   void answer(Call call, Object value, RuntimeException error) {
     call.answered = true;
     call.value = value;
@@ -123,39 +174,101 @@ final class Fibers implements AutoCloseable {
     Fiber f = call.fiber;
     if (f != null && f.waitingOn == call) {
       f.waitingOn = null;
-      run(f);
+      resume(f);
     }
   }
 
   // ---- the turn
 
-  /** Hands the turn to {@code f} and waits until it waits again or ends. Kernel only. */
-  private void run(Fiber f) {
+  /** Who runs now: the driving thread, or the fiber whose thread this is. */
+  private Object participant() {
+    Thread t = Thread.currentThread();
+    return t instanceof FiberThread ft && ft.fiber.owner == this ? ft.fiber : main;
+  }
+
+  /** From an event: {@code f} goes on (at once if the event runs on its own thread, when the event is over). */
+  private void resume(Fiber f) {
     if (f.done) {
       return;
     }
-    if (Thread.currentThread() != kernel) {
-      throw new IllegalStateException("only the kernel resumes a fiber");
-    }
-    turn = f;
-    LockSupport.unpark(f.thread);
-    awaitTurn(KERNEL);
-    if (f.actor instanceof Watcher w && !f.killed) {
-      w.afterTurn();
+    f.resume = true;
+    if (participant() != f) {
+      handTo(f);
     }
   }
 
-  /** The current fiber waits (its state says for what) until the kernel resumes it. */
+  /**
+   * Hands the turn to {@code to} and waits until it comes back to this thread (its own resumption, the end of a fiber
+   * it killed, or the end of the drive for the driving thread). A fiber that ended (or is killed) ends its thread
+   * instead of waiting.
+   */
+  private void handTo(Object to) {
+    Object me = participant();
+    turn = to;
+    LockSupport.unpark(to == main ? mainThread : ((Fiber) to).thread);
+    if (me instanceof Fiber f && f.done) {
+      throw new Ended();
+    }
+    awaitTurn(me);
+    if (me instanceof Fiber f && f.killed && !f.done) {
+      throw new Killed();
+    }
+  }
+
+  /**
+   * Runs events until {@code me} is resumed (a fiber) or the drive is over (then the driving thread gets the turn).
+   * While it runs events, the fiber's thread stands for the kernel ({@code inKernel}).
+   */
+  private void kernelLoop(Object me) {
+    Fiber f = me instanceof Fiber x ? x : null;
+    while (true) {
+      if (f != null) {
+        if (f.killed && !f.done) {
+          throw new Killed();
+        }
+        if (f.resume) {
+          f.resume = false;
+          return;
+        }
+      }
+      if (stopped) {
+        if (f == null) {
+          return;
+        }
+        handTo(main);
+        continue;
+      }
+      if (f != null) {
+        f.inKernel = true;
+      }
+      try {
+        if (!stepper.getAsBoolean()) {
+          stopped = true;
+        }
+      } catch (Killed | Ended e) {
+        throw e;
+      } catch (RuntimeException | Error e) {
+        if (failure == null) {
+          failure = e instanceof RuntimeException r ? r : new IllegalStateException("an event failed: " + e, e);
+        }
+        stopped = true;
+      } finally {
+        if (f != null) {
+          f.inKernel = false;
+        }
+      }
+    }
+  }
+
+  /** The current fiber waits (its state says for what): it runs the kernel until it is resumed. */
   private void park(Fiber f) {
     if (Thread.interrupted()) {
       f.interrupted = true; // a real interrupt (the SDK re-asserting one): kept here, or park would not park
     }
-    turn = KERNEL;
-    LockSupport.unpark(kernel);
-    awaitTurn(f);
-    if (f.killed) {
-      throw new Killed();
+    if (f.actor instanceof Watcher w) {
+      w.afterTurn();
     }
+    kernelLoop(f);
   }
 
   private void awaitTurn(Object me) {
@@ -179,21 +292,22 @@ final class Fibers implements AutoCloseable {
       f.timeout.cancel();
       f.timeout = null;
     }
-    sim.after(0, f.actor, () -> run(f));
+    sim.after(0, f.actor, () -> resume(f));
   }
 
   private Fiber self(String what) {
-    Thread t = Thread.currentThread();
-    if (t instanceof FiberThread ft && ft.fiber.owner == this) {
-      return ft.fiber;
+    Fiber f = current();
+    if (f == null) {
+      throw new IllegalStateException(what + " would block the simulator's kernel ("
+          + Thread.currentThread().getName() + ")");
     }
-    throw new IllegalStateException(what + " would block the simulator's kernel (" + t.getName() + ")");
+    return f;
   }
 
-  /** The current fiber, or null on the kernel. */
+  /** The current fiber in its own code, or null on the kernel (an event, whichever thread runs it). */
   private Fiber current() {
     Thread t = Thread.currentThread();
-    return t instanceof FiberThread ft && ft.fiber.owner == this ? ft.fiber : null;
+    return t instanceof FiberThread ft && ft.fiber.owner == this && !ft.fiber.inKernel ? ft.fiber : null;
   }
 
   // ---- fibers
@@ -206,6 +320,8 @@ final class Fibers implements AutoCloseable {
     Object waitingOn;
     Sim.Event timeout;
     Wake wake = Wake.NONE;
+    boolean resume;
+    boolean inKernel;
     boolean interrupted;
     boolean killed;
     boolean done;
@@ -218,7 +334,7 @@ final class Fibers implements AutoCloseable {
 
     @Override
     public boolean isCurrent() {
-      return Thread.currentThread() == thread;
+      return Thread.currentThread() == thread && !inKernel;
     }
 
     @Override
@@ -250,24 +366,36 @@ final class Fibers implements AutoCloseable {
 
     void body(Runnable body) {
       awaitTurn(this);
+      resume = false;
       try {
-        if (!killed) {
-          body.run();
+        try {
+          if (!killed) {
+            body.run();
+          }
+        } catch (Killed k) {
+          // unwound
+        } catch (Throwable t) {
+          if (crash == null) {
+            crash = t;
+          }
         }
-      } catch (Killed k) {
-        // unwound
-      } catch (Throwable t) {
-        if (crash == null) {
-          crash = t;
-        }
-      } finally {
         done = true;
         live.remove(this);
         for (Fiber j : List.copyOf(joiners)) {
           wake(j, Wake.SIGNAL);
         }
-        turn = KERNEL;
-        LockSupport.unpark(kernel);
+        if (actor instanceof Watcher w && !killed) {
+          w.afterTurn();
+        }
+        // the turn goes back to whoever killed this fiber, else to the driving thread (which runs the next events)
+        Object back = killed && returnTo != null ? returnTo : main;
+        if (back == returnTo) {
+          returnTo = null;
+        }
+        turn = back;
+        LockSupport.unpark(back == main ? mainThread : ((Fiber) back).thread);
+      } catch (Ended e) {
+        // handed on
       }
     }
   }

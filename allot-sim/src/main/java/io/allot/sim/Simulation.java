@@ -53,10 +53,14 @@ public final class Simulation {
       long quiesceMillis = -1;
       Optional<SimReport.Failure> failure = Optional.empty();
       try {
-        while (sim.executed() < config.steps() && sim.step()) {
+        fibers.drive(() -> {
+          if (sim.executed() >= config.steps() || !sim.step()) {
+            return false;
+          }
           fibers.check();
           ledger.check();
-        }
+          return true;
+        });
         quiesceMillis = quiesce(sim, trace, config, net, fleet, faults[0], ledger, store, units, fibers);
       } catch (SimViolation v) {
         failure = Optional.of(failure(sim, trace, v.invariant(), v.getMessage()));
@@ -77,15 +81,21 @@ public final class Simulation {
     long start = sim.now();
     long end = start + config.quiesceLimit().toNanos();
     supervise(sim, fleet);
-    String missing = Quiescence.missing(sim, fleet, ledger, store, units);
-    while (missing != null && sim.nextAt() <= end && sim.step()) {
-      fibers.check();
-      ledger.check();
-      missing = Quiescence.missing(sim, fleet, ledger, store, units);
+    String[] missing = {Quiescence.missing(sim, fleet, ledger, store, units)};
+    if (missing[0] != null) {
+      fibers.drive(() -> {
+        if (sim.nextAt() > end || !sim.step()) {
+          return false;
+        }
+        fibers.check();
+        ledger.check();
+        missing[0] = Quiescence.missing(sim, fleet, ledger, store, units);
+        return missing[0] != null;
+      });
     }
-    if (missing != null) {
+    if (missing[0] != null) {
       throw new SimViolation("3 nothing-lost", "not every unit runs exactly once "
-          + config.quiesceLimit().toSeconds() + " s after the faults stopped: " + missing);
+          + config.quiesceLimit().toSeconds() + " s after the faults stopped: " + missing[0]);
     }
     trace.add("sim", "quiesced: every unit runs exactly once");
     return (sim.now() - start) / 1_000_000L;
