@@ -56,20 +56,12 @@ final class Fibers implements AutoCloseable {
   private final List<Fiber> live = new ArrayList<>();
   /** The first unexpected throwable of a fiber (the run fails with it). */
   private Throwable crash;
-  private long started;
   /** One event and the checks; false: the drive is over. */
   private BooleanSupplier stepper;
   private boolean stopped;
   private RuntimeException failure;
   /** Who gets the turn back when a fiber that is being killed has unwound. */
   private Object returnTo;
-
-  /** Thrown to end the thread of a fiber that ended and handed the turn on. */
-  private static final class Ended extends Error {
-    Ended() {
-      super(null, null, false, false);
-    }
-  }
 
   Fibers(Sim sim) {
     this.sim = sim;
@@ -80,11 +72,6 @@ final class Fibers implements AutoCloseable {
   /** A backend whose threads are fibers of {@code actor} (a member process). */
   DividerBackend backend(Sim.Actor actor, String prefix) {
     return new Backend(actor, prefix);
-  }
-
-  /** Fibers started so far (for the report). */
-  long started() {
-    return started;
   }
 
   /**
@@ -199,16 +186,12 @@ final class Fibers implements AutoCloseable {
 
   /**
    * Hands the turn to {@code to} and waits until it comes back to this thread (its own resumption, the end of a fiber
-   * it killed, or the end of the drive for the driving thread). A fiber that ended (or is killed) ends its thread
-   * instead of waiting.
+   * it killed, or the end of the drive for the driving thread).
    */
   private void handTo(Object to) {
     Object me = participant();
     turn = to;
     LockSupport.unpark(to == main ? mainThread : ((Fiber) to).thread);
-    if (me instanceof Fiber f && f.done) {
-      throw new Ended();
-    }
     awaitTurn(me);
     if (me instanceof Fiber f && f.killed && !f.done) {
       throw new Killed();
@@ -245,7 +228,7 @@ final class Fibers implements AutoCloseable {
         if (!stepper.getAsBoolean()) {
           stopped = true;
         }
-      } catch (Killed | Ended e) {
+      } catch (Killed e) {
         throw e;
       } catch (RuntimeException | Error e) {
         if (failure == null) {
@@ -368,35 +351,31 @@ final class Fibers implements AutoCloseable {
       awaitTurn(this);
       resume = false;
       try {
-        try {
-          if (!killed) {
-            body.run();
-          }
-        } catch (Killed k) {
-          // unwound
-        } catch (Throwable t) {
-          if (crash == null) {
-            crash = t;
-          }
+        if (!killed) {
+          body.run();
         }
-        done = true;
-        live.remove(this);
-        for (Fiber j : List.copyOf(joiners)) {
-          wake(j, Wake.SIGNAL);
+      } catch (Killed k) {
+        // unwound
+      } catch (Throwable t) {
+        if (crash == null) {
+          crash = t;
         }
-        if (actor instanceof Watcher w && !killed) {
-          w.afterTurn();
-        }
-        // the turn goes back to whoever killed this fiber, else to the driving thread (which runs the next events)
-        Object back = killed && returnTo != null ? returnTo : main;
-        if (back == returnTo) {
-          returnTo = null;
-        }
-        turn = back;
-        LockSupport.unpark(back == main ? mainThread : ((Fiber) back).thread);
-      } catch (Ended e) {
-        // handed on
       }
+      done = true;
+      live.remove(this);
+      for (Fiber j : List.copyOf(joiners)) {
+        wake(j, Wake.SIGNAL);
+      }
+      if (actor instanceof Watcher w && !killed) {
+        w.afterTurn();
+      }
+      // the turn goes back to whoever killed this fiber, else to the driving thread (which runs the next events)
+      Object back = killed && returnTo != null ? returnTo : main;
+      if (back == returnTo) {
+        returnTo = null;
+      }
+      turn = back;
+      LockSupport.unpark(back == main ? mainThread : ((Fiber) back).thread);
     }
   }
 
@@ -516,7 +495,7 @@ final class Fibers implements AutoCloseable {
 
     @Override
     public void lockInterruptibly() {
-      lock();
+      throw new UnsupportedOperationException("not used by the SDK");
     }
 
     @Override
@@ -583,13 +562,7 @@ final class Fibers implements AutoCloseable {
 
     @Override
     public void signal() {
-      for (Fiber f : List.copyOf(waiters)) {
-        if (f.waitingOn == this) {
-          waiters.remove(f);
-          wake(f, Wake.SIGNAL);
-          return;
-        }
-      }
+      throw new UnsupportedOperationException("not used by the SDK");
     }
 
     @Override
@@ -598,8 +571,8 @@ final class Fibers implements AutoCloseable {
     }
 
     @Override
-    public boolean await(long time, TimeUnit unit) throws InterruptedException {
-      return awaitNanos(unit.toNanos(time)) > 0;
+    public boolean await(long time, TimeUnit unit) {
+      throw new UnsupportedOperationException("not used by the SDK");
     }
 
     @Override
@@ -638,7 +611,6 @@ final class Fibers implements AutoCloseable {
     public Strand start(String name, Runnable body) {
       Fiber f = new Fiber(actor, prefix + name, body);
       live.add(f);
-      started++;
       f.thread.start();
       f.waitingOn = f; // not yet run: woken below
       wake(f, Wake.SIGNAL);

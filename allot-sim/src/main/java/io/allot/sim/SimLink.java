@@ -2,6 +2,7 @@ package io.allot.sim;
 
 import io.allot.store.Lease;
 import io.allot.store.Leadership;
+import io.allot.store.MemberConflictException;
 import io.allot.store.MemberMeta;
 import io.allot.store.MemberRecord;
 import io.allot.store.Membership;
@@ -11,6 +12,7 @@ import io.allot.store.Safety;
 import io.allot.store.SeedKeys;
 import io.allot.store.Store;
 import io.allot.store.StoreClock;
+import io.allot.store.StoreUnavailableException;
 import io.allot.store.Subscription;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
@@ -45,6 +47,7 @@ import java.util.function.Function;
  * <p>Not thread-safe: used by whoever holds the simulator's turn.
  */
 final class SimLink implements Store, Membership, Ownership, Tables, Notifications {
+  private final Sim sim;
   private final SimProcess proc;
   private final Network net;
   private final SimStore store;
@@ -57,7 +60,8 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   /** The last session the store registered for this process (0: none). */
   private long lastSession;
 
-  SimLink(SimProcess proc, Network net, SimStore store, Fibers fibers, Ledger ledger, Trace trace) {
+  SimLink(Sim sim, SimProcess proc, Network net, SimStore store, Fibers fibers, Ledger ledger, Trace trace) {
+    this.sim = sim;
     this.proc = proc;
     this.net = net;
     this.store = store;
@@ -161,11 +165,17 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
 
   @Override
   public long register(String id, MemberMeta meta, Duration ttl) {
-    long s = call("register", st -> {
-      long session = st.membership(SimProcess.POOL).register(id, meta, ttl);
-      net.announceMembers(id);
-      return session;
-    }, v -> "s=" + store.rel(v));
+    long s;
+    try {
+      s = call("register", st -> {
+        long session = st.membership(SimProcess.POOL).register(id, meta, ttl);
+        net.announceMembers(id);
+        return session;
+      }, v -> "s=" + store.rel(v));
+    } catch (MemberConflictException e) {
+      sim.count("registration conflict");
+      throw e;
+    }
     lastSession = s;
     return s;
   }
@@ -219,6 +229,15 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
       throw ledger.fail(new SimViolation("4 valid-lease", proc.name() + " claims " + units + " with an invalid lease"));
     }
     proc.claimsSent(session);
+    try {
+      return claimAllCall(units, member, session);
+    } catch (StoreUnavailableException e) {
+      sim.count("claims in doubt");
+      throw e;
+    }
+  }
+
+  private Map<String, Long> claimAllCall(List<String> units, String member, long session) {
     return call("claimAll " + units, st -> {
       Map<String, Long> tokens = st.ownership(SimProcess.POOL).claimAll(units, member, session);
       tokens.forEach((u, t) -> {
@@ -239,6 +258,9 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
 
   @Override
   public boolean release(String unit, String member, long token, Duration hold) {
+    if (Thread.currentThread().getName().contains("allot-worker-loop-")) {
+      sim.count("release by the loop (give back, doubt)");
+    }
     String what = "release " + unit + "#" + store.rel(token) + (hold.isZero() ? "" : " hold");
     return call(what, st -> {
       Ownership own = st.ownership(SimProcess.POOL);
@@ -273,6 +295,7 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
 
   @Override
   public Map<String, UnitOwner> ownersOf(Collection<String> units) {
+    sim.count("claims in doubt checked");
     List<String> check = new ArrayList<>(units);
     Map<String, UnitOwner> owners = call("ownersOf " + check, st -> st.ownership(SimProcess.POOL).ownersOf(check),
         this::showOwners);

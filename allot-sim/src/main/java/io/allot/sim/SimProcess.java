@@ -92,7 +92,7 @@ final class SimProcess implements Network.Subscriber, Fibers.Watcher {
     this.id = memberId(host);
     this.name = host + "#" + incarnation;
     this.hole = config.hole();
-    this.link = new SimLink(this, net, store, fibers, ledger, trace);
+    this.link = new SimLink(sim, this, net, store, fibers, ledger, trace);
     this.backend = fibers.backend(this, name + "/");
     this.app = new SimApp(sim, trace, ledger, this, config);
     SimProcess self = this;
