@@ -182,7 +182,7 @@ final class Faults {
           Fleet.Proc p = running.get(sim.random().nextInt(running.size()));
           int a = sim.chance(0.25) ? 0 : 1 + sim.random().nextInt(3);
           count(f, p.member().name() + " -> " + a);
-          p.member().setAffinity(a);
+          p.member().divider().setAffinity(a);
         }
       }
       case DISTRIBUTOR_RESTART -> {

@@ -1,6 +1,5 @@
 package io.allot.sim;
 
-import io.allot.worker.SimMember;
 import io.allot.store.MemberRecord;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,20 +10,20 @@ import java.util.TreeSet;
 import java.util.function.Consumer;
 
 /**
- * The member processes (a {@link SimMember} and its {@link SimApp} each): a new one per restart, sometimes two at once
+ * The member processes (a {@link SimProcess}: a real divider and its {@link SimApp}): a new one per restart, sometimes two at once
  * for one id. Not thread-safe (confined to the simulation's thread).
  */
 final class Fleet {
 
   /** One process of a member id. */
-  record Proc(SimMember member, SimApp app) {
+  record Proc(SimProcess member, SimApp app) {
     boolean up() {
-      return member.phase() == SimMember.Phase.STARTING || member.phase() == SimMember.Phase.RUNNING
-          || member.phase() == SimMember.Phase.CANCELLING;
+      return member.phase() == SimProcess.Phase.STARTING || member.phase() == SimProcess.Phase.RUNNING
+          || member.phase() == SimProcess.Phase.CANCELLING;
     }
 
     boolean running() {
-      return member.phase() == SimMember.Phase.RUNNING;
+      return member.phase() == SimProcess.Phase.RUNNING;
     }
   }
 
@@ -33,6 +32,7 @@ final class Fleet {
   private final SimStore store;
   private final Trace trace;
   private final Ledger ledger;
+  private final Fibers fibers;
   private final SimConfig config;
   private final Consumer<Proc> onFenced;
   /** Every id a process was started for. */
@@ -41,7 +41,9 @@ final class Fleet {
   private final List<Proc> procs = new ArrayList<>();
   private final Map<String, Integer> incarnations = new TreeMap<>();
 
-  Fleet(Sim sim, Network net, SimStore store, Trace trace, Ledger ledger, SimConfig config, Consumer<Proc> onFenced) {
+  Fleet(Sim sim, Network net, SimStore store, Trace trace, Ledger ledger, Fibers fibers, SimConfig config,
+      Consumer<Proc> onFenced) {
+    this.fibers = fibers;
     this.sim = sim;
     this.net = net;
     this.store = store;
@@ -57,25 +59,23 @@ final class Fleet {
    */
   Proc start(String id) {
     int incarnation = incarnations.merge(id, 1, Integer::sum);
-    SimMember m = new SimMember(sim, net, store, trace, config, id, incarnation, ledger::granted);
-    SimApp app = new SimApp(sim, trace, ledger, m, config);
-    m.listener(app);
-    Proc p = new Proc(m, app);
+    SimProcess m = new SimProcess(sim, net, store, trace, fibers, ledger, config, id, incarnation);
+    Proc p = new Proc(m, m.app());
     m.onFenced(() -> onFenced.accept(p));
     ids.add(id);
     procs.removeIf(q -> !q.up());
     procs.add(p);
-    m.start();
+    m.start(net);
     return p;
   }
 
   /** kill -9. */
   void kill(Proc p) {
-    p.member().kill();
     p.app().killed();
+    p.member().kill();
   }
 
-  /** Every id a process was started for, sorted. */
+  /** Every id (host: {@code m3}) a process was started for, sorted. */
   List<String> ids() {
     return List.copyOf(ids);
   }
@@ -92,7 +92,7 @@ final class Fleet {
 
   /** Ids that no process is up for, sorted. */
   List<String> down() {
-    return ids.stream().filter(id -> procs.stream().noneMatch(p -> p.up() && p.member().id().equals(id))).toList();
+    return ids.stream().filter(id -> procs.stream().noneMatch(p -> p.up() && p.member().host().equals(id))).toList();
   }
 
   /** Ids that some process is up for, sorted. */
@@ -102,11 +102,11 @@ final class Fleet {
   }
 
   /**
-   * The process that speaks for {@code id}: the up one that holds the session the store has for the id (an oracle
-   * read), else the last one started that is up; null if none is up.
+   * The process that speaks for member {@code id} ({@code m3:1}): the up one that holds the session the store has for
+   * the id (an oracle read), else the last one started that is up; null if none is up.
    */
   Proc speaker(String id) {
-    MemberRecord r = store.store().membership(SimMember.POOL).members().get(id);
+    MemberRecord r = store.store().membership(SimProcess.POOL).members().get(id);
     Proc last = null;
     for (Proc p : procs) {
       if (p.up() && p.member().id().equals(id)) {

@@ -69,6 +69,8 @@ final class Ledger {
   /** Unit -> the highest token the store granted, and to which session. */
   private final Map<String, long[]> grantedTokens = new HashMap<>();
   private long starts;
+  /** The first violation recorded by {@link #fail}. */
+  private SimViolation failed;
 
   Ledger(Sim sim, SimStore store) {
     this.sim = sim;
@@ -80,14 +82,14 @@ final class Ledger {
     List<Run> runs = open.computeIfAbsent(run.unit, u -> new ArrayList<>(2));
     if (!runs.isEmpty()) {
       Run other = runs.get(0);
-      throw new SimViolation("1 one-runner", "unit " + run.unit + " starts on " + run.process + " (token "
+      throw fail(new SimViolation("1 one-runner", "unit " + run.unit + " starts on " + run.process + " (token "
           + store.rel(run.token) + ") while it still runs on " + other.process + " (token " + store.rel(other.token)
-          + ", since " + Trace.time(other.startAt) + ", stop asked: " + other.reason + ")");
+          + ", since " + Trace.time(other.startAt) + ", stop asked: " + other.reason + ")"));
     }
     Long before = startedTokens.get(run.unit);
     if (before != null && run.token <= before) {
-      throw new SimViolation("2 tokens", "unit " + run.unit + " starts on " + run.process + " with token "
-          + store.rel(run.token) + ", not above the token " + store.rel(before) + " of an earlier run");
+      throw fail(new SimViolation("2 tokens", "unit " + run.unit + " starts on " + run.process + " with token "
+          + store.rel(run.token) + ", not above the token " + store.rel(before) + " of an earlier run"));
     }
     startedTokens.put(run.unit, run.token);
     run.startAt = sim.now();
@@ -108,15 +110,30 @@ final class Ledger {
   void granted(String unit, long session, long token) {
     long[] before = grantedTokens.get(unit);
     if (before != null && (token < before[0] || (token == before[0] && session != before[1]))) {
-      throw new SimViolation("2 tokens", "the store granted unit " + unit + " token " + store.rel(token)
+      throw fail(new SimViolation("2 tokens", "the store granted unit " + unit + " token " + store.rel(token)
           + " to session " + store.rel(session) + " after granting token " + store.rel(before[0]) + " to session "
-          + store.rel(before[1]));
+          + store.rel(before[1])));
     }
     grantedTokens.put(unit, new long[] {token, session});
   }
 
-  /** After every event: no unit has two open runs. */
+  /**
+   * Records {@code v} (the first one counts) and returns it to be thrown: a violation seen on an SDK thread (a
+   * listener callback, whose exceptions the SDK logs and swallows) or inside a store operation (which the network
+   * would answer as the store's error) still fails the run at the next {@link #check()}.
+   */
+  SimViolation fail(SimViolation v) {
+    if (failed == null) {
+      failed = v;
+    }
+    return v;
+  }
+
+  /** After every event: no violation was recorded, and no unit has two open runs. */
   void check() {
+    if (failed != null) {
+      throw failed;
+    }
     for (List<Run> runs : open.values()) {
       if (runs.size() > 1) {
         throw new SimViolation("1 one-runner", "unit " + runs.get(0).unit + " runs " + runs.size() + " times: "

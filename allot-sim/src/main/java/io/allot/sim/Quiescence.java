@@ -2,7 +2,6 @@ package io.allot.sim;
 
 import io.allot.core.assign.SeedLayout;
 import io.allot.store.UnitOwner;
-import io.allot.worker.SimMember;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -19,11 +18,11 @@ final class Quiescence {
   /** What still keeps the system from that state, or null once it is there. */
   static String missing(Sim sim, Fleet fleet, Ledger ledger, SimStore store, UnitSet units) {
     for (String id : fleet.ids()) {
-      Fleet.Proc p = fleet.speaker(id);
+      Fleet.Proc p = fleet.speaker(SimProcess.memberId(id));
       if (p == null) {
         return "no process of " + id + " is up";
       }
-      SimMember m = p.member();
+      SimProcess m = p.member();
       if (!p.running()) {
         return m.name() + " is " + m.phase();
       }
@@ -35,7 +34,7 @@ final class Quiescence {
       }
     }
     Map<String, String> table = new TreeMap<>();
-    for (Map.Entry<String, String> e : new TreeMap<>(store.store().tables().read(SimMember.TABLE)).entrySet()) {
+    for (Map.Entry<String, String> e : new TreeMap<>(store.store().tables().read(SimProcess.TABLE)).entrySet()) {
       for (String u : SeedLayout.split(e.getValue())) {
         String before = table.put(u, e.getKey());
         if (before != null) {
@@ -46,7 +45,7 @@ final class Quiescence {
     if (!table.keySet().equals(new java.util.TreeSet<>(units.snapshot()))) {
       return "the table holds " + table.keySet() + ", the units are " + units.snapshot();
     }
-    Map<String, UnitOwner> owners = store.store().ownership(SimMember.POOL).owners();
+    Map<String, UnitOwner> owners = store.store().ownership(SimProcess.POOL).owners();
     for (Map.Entry<String, String> e : table.entrySet()) {
       String u = e.getKey();
       Fleet.Proc p = fleet.speaker(e.getValue());

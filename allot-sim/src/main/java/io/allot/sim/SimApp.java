@@ -1,7 +1,7 @@
 package io.allot.sim;
 
-import io.allot.worker.SimMember;
 import io.allot.worker.StopReason;
+import io.allot.worker.UnitListener;
 import io.allot.worker.UnitStart;
 import io.allot.worker.UnitStop;
 import java.util.ArrayList;
@@ -28,11 +28,12 @@ import java.util.Set;
  *
  * <p>Not thread-safe (confined to the simulation's thread).
  */
-final class SimApp implements SimMember.Listener {
+final class SimApp implements UnitListener {
   private final Sim sim;
   private final Trace trace;
   private final Ledger ledger;
-  private final SimMember member;
+  private final SimProcess member;
+  private final boolean confirmByUnitOnly;
   private final long budgetNanos;
   private final double lateConfirms;
   private final long maxConfirmLagNanos;
@@ -41,7 +42,7 @@ final class SimApp implements SimMember.Listener {
   /** Every run whose handler runs now, in start order (a run waiting for its predecessor is not in it). */
   private final Set<Ledger.Run> live = new LinkedHashSet<>();
 
-  SimApp(Sim sim, Trace trace, Ledger ledger, SimMember member, SimConfig config) {
+  SimApp(Sim sim, Trace trace, Ledger ledger, SimProcess member, SimConfig config) {
     this.sim = sim;
     this.trace = trace;
     this.ledger = ledger;
@@ -49,10 +50,16 @@ final class SimApp implements SimMember.Listener {
     this.budgetNanos = config.fenceMargin().toNanos();
     this.lateConfirms = config.lateConfirms();
     this.maxConfirmLagNanos = config.maxConfirmLag().toNanos();
+    this.confirmByUnitOnly = config.hole() == Hole.CONFIRM_BY_UNIT;
   }
 
   @Override
   public void onStart(UnitStart start) {
+    trace.add(member.name(), "onStart " + start.unit() + "#" + member.rel(start.token()));
+    if (!member.leaseValid()) {
+      throw ledger.fail(new SimViolation("4 valid-lease", member.name() + " delivers the start of " + start.unit()
+          + " with an invalid lease"));
+    }
     Ledger.Run previous = runs.get(start.unit());
     Ledger.Run run = new Ledger.Run(start.unit(), member.name(), member.id(), start.token(), member.generation());
     runs.put(start.unit(), run);
@@ -77,17 +84,18 @@ final class SimApp implements SimMember.Listener {
 
   @Override
   public void onStop(UnitStop stop) {
+    trace.add(member.name(), "onStop " + stop.unit() + "#" + member.rel(stop.token()) + " " + stop.reason());
     Ledger.Run run = runs.get(stop.unit());
     if (run != null && run.token == stop.token() && requestStop(run, stop.reason())) {
       return; // the runner confirms when the handler returns
     }
     if (stop.reason().awaitsConfirmation()) {
-      member.confirmStop(stop.unit(), stop.token()); // that run does not run any more
+      confirm(stop.unit(), stop.token()); // that run does not run any more
     }
   }
 
-  @Override
-  public void onLeaseInvalid() {
+  /** The lease is no longer valid (deadline passed, fence, shutdown): every handler must stop now. */
+  void onLeaseInvalid() {
     for (Ledger.Run run : List.copyOf(live)) {
       returnBy(run, sim.now() + leaseStopNanos());
     }
@@ -158,11 +166,31 @@ final class SimApp implements SimMember.Listener {
     long lag = why != null && why.awaitsConfirmation() ? confirmLagNanos() : 0;
     sim.after(lag, member, () -> {
       if (why != null && why.awaitsConfirmation()) {
-        member.confirmStop(run.unit, run.token);
+        confirm(run.unit, run.token);
       } else if (why == null && member.generation() == run.generation) {
-        member.release(run.unit, run.token);
+        boolean r = member.divider().release(run.unit, tokenToName(run.unit, run.token, "release of an earlier run"));
+        trace.add(member.name(), "release " + run.unit + "#" + member.rel(run.token) + " -> " + r);
       }
     });
+  }
+
+  /** {@code Divider.confirmStop} naming the run's token (with {@link Hole#CONFIRM_BY_UNIT}, whatever run is held). */
+  private void confirm(String unit, long token) {
+    boolean ok = member.divider().confirmStop(unit, tokenToName(unit, token, "confirmation of an earlier run"));
+    trace.add(member.name(), "confirmStop " + unit + "#" + member.rel(token) + " -> " + ok);
+  }
+
+  /**
+   * The token the application names: its run's. Hole 5 (the SDK applied a confirmation or release to whatever run of
+   * the unit it held) is re-expressed here: the application names the token the SDK holds for the unit, which is
+   * what the unfixed SDK did with any token.
+   */
+  private long tokenToName(String unit, long token, String countIfEarlier) {
+    Long held = member.divider().assigned().get(unit);
+    if (held != null && held != token) {
+      sim.count(countIfEarlier);
+    }
+    return confirmByUnitOnly && held != null ? held : token;
   }
 
   /** How late the runner confirms a stop: mostly at once, sometimes later (up to {@code maxConfirmLag}). */

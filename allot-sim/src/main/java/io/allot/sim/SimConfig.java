@@ -115,14 +115,19 @@ public record SimConfig(
    * fixed SDK must pass with that application too.
    */
   public static SimConfig forHole(Hole hole) {
+    // the rarer holes get denser faults: the real SDK's threads make an event cover less virtual time than the model did
     Builder b = builder().hole(hole);
     return switch (hole) {
       case LOST_STATE_GUARD -> b.lostStateGuard(Duration.ZERO).build();
-      case CLOCK_MARGIN -> b.clockMargin(Duration.ZERO).build();
-      case CONFIRM_BY_UNIT -> b.lateConfirms(0.5).maxConfirmLag(Duration.ofSeconds(15)).build();
+      case CLOCK_MARGIN -> b.clockMargin(Duration.ZERO).faultEvery(DENSE).build();
+      case CONFIRM_BY_UNIT -> b.lateConfirms(0.5).maxConfirmLag(Duration.ofSeconds(15)).faultEvery(DENSE).build();
+      case IN_DOUBT_AFTER_FENCE -> b.faultEvery(DENSE).build();
       default -> b.build();
     };
   }
+
+  /** The fault period of the configurations of the rarer holes. */
+  static final Duration DENSE = Duration.ofMillis(150);
 
   /** A builder with the defaults. */
   public static Builder builder() {

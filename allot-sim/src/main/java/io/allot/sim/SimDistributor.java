@@ -9,7 +9,6 @@ import io.allot.store.Lease;
 import io.allot.store.MemberRecord;
 import io.allot.store.Tables;
 import io.allot.store.UnitHold;
-import io.allot.worker.SimMember;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -44,7 +43,7 @@ final class SimDistributor implements Network.Subscriber {
   private final long pollNanos;
   private final long marginMillis;
   private final long cleanupAgeMillis;
-  private final String leaseName = Tables.leaseName(SimMember.TABLE, SimMember.POOL);
+  private final String leaseName = Tables.leaseName(SimProcess.TABLE, SimProcess.POOL);
 
   private int incarnation = 1;
   private Lease lease;
@@ -169,7 +168,7 @@ final class SimDistributor implements Network.Subscriber {
 
   private void read(int inc) {
     net.call(this, "read members", s -> new View(s.clock().timeMillis(), new TreeMap<>(
-            s.membership(SimMember.POOL).members()), new TreeMap<>(s.ownership(SimMember.POOL).holds()),
+            s.membership(SimProcess.POOL).members()), new TreeMap<>(s.ownership(SimProcess.POOL).holds()),
             List.copyOf(units.get())), v -> v.records().size() + " records, " + v.holds().size() + " holds",
         (view, err) -> {
           if (inc != incarnation) {
@@ -224,7 +223,7 @@ final class SimDistributor implements Network.Subscriber {
     }
     Lease held0 = lease;
     net.call(this, "publish " + fields, s -> {
-      long epoch = s.tables().publish(held0, SimMember.TABLE, SimMember.POOL, fields);
+      long epoch = s.tables().publish(held0, SimProcess.TABLE, SimProcess.POOL, fields);
       net.announceTable();
       return epoch;
     }, e -> "epoch " + e, (epoch, err) -> {
@@ -285,7 +284,7 @@ final class SimDistributor implements Network.Subscriber {
   private void cleanup(List<MemberRecord> stale) {
     for (MemberRecord r : stale) {
       net.call(this, "removeIfExpired " + r.id(), s -> {
-        boolean removed = s.membership(SimMember.POOL).removeIfExpired(r.id(), r.session());
+        boolean removed = s.membership(SimProcess.POOL).removeIfExpired(r.id(), r.session());
         if (removed) {
           net.announceMembers(r.id());
         }

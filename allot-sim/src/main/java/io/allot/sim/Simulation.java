@@ -34,13 +34,13 @@ public final class Simulation {
   public static SimReport run(long seed, SimConfig config, Consumer<String> traceSink) {
     Sim sim = new Sim(seed);
     Trace trace = new Trace(sim, 60, traceSink);
-    try (SimStore store = new SimStore(sim, config)) {
+    try (SimStore store = new SimStore(sim, config); Fibers fibers = new Fibers(sim)) {
       Network net = new Network(sim, store, trace, config);
       Ledger ledger = new Ledger(sim, store);
       UnitSet units = new UnitSet(config.units());
       SimDistributor distributor = new SimDistributor(sim, net, trace, config, units::snapshot);
       Faults[] faults = new Faults[1];
-      Fleet fleet = new Fleet(sim, net, store, trace, ledger, config, p -> faults[0].fenced(p));
+      Fleet fleet = new Fleet(sim, net, store, trace, ledger, fibers, config, p -> faults[0].fenced(p));
       faults[0] = new Faults(sim, trace, config, fleet, store, distributor, units);
       trace.add("sim", "seed " + seed + ", " + config.hole() + ", " + config.members() + " members, "
           + config.units() + " units, " + config.strategy());
@@ -53,10 +53,15 @@ public final class Simulation {
       long quiesceMillis = -1;
       Optional<SimReport.Failure> failure = Optional.empty();
       try {
-        while (sim.executed() < config.steps() && sim.step()) {
+        fibers.drive(() -> {
+          if (sim.executed() >= config.steps() || !sim.step()) {
+            return false;
+          }
+          fibers.check();
           ledger.check();
-        }
-        quiesceMillis = quiesce(sim, trace, config, net, fleet, faults[0], ledger, store, units);
+          return true;
+        });
+        quiesceMillis = quiesce(sim, trace, config, net, fleet, faults[0], ledger, store, units, fibers);
       } catch (SimViolation v) {
         failure = Optional.of(failure(sim, trace, v.invariant(), v.getMessage()));
       } catch (RuntimeException e) {
@@ -69,21 +74,28 @@ public final class Simulation {
 
   /** Stops the faults and waits for every unit to run exactly once; returns how long it took (virtual ms). */
   private static long quiesce(Sim sim, Trace trace, SimConfig config, Network net, Fleet fleet, Faults faults,
-      Ledger ledger, SimStore store, UnitSet units) {
+      Ledger ledger, SimStore store, UnitSet units, Fibers fibers) {
     faults.stop();
     net.quiet();
     trace.add("sim", "faults stop; quiescing");
     long start = sim.now();
     long end = start + config.quiesceLimit().toNanos();
     supervise(sim, fleet);
-    String missing = Quiescence.missing(sim, fleet, ledger, store, units);
-    while (missing != null && sim.nextAt() <= end && sim.step()) {
-      ledger.check();
-      missing = Quiescence.missing(sim, fleet, ledger, store, units);
+    String[] missing = {Quiescence.missing(sim, fleet, ledger, store, units)};
+    if (missing[0] != null) {
+      fibers.drive(() -> {
+        if (sim.nextAt() > end || !sim.step()) {
+          return false;
+        }
+        fibers.check();
+        ledger.check();
+        missing[0] = Quiescence.missing(sim, fleet, ledger, store, units);
+        return missing[0] != null;
+      });
     }
-    if (missing != null) {
+    if (missing[0] != null) {
       throw new SimViolation("3 nothing-lost", "not every unit runs exactly once "
-          + config.quiesceLimit().toSeconds() + " s after the faults stopped: " + missing);
+          + config.quiesceLimit().toSeconds() + " s after the faults stopped: " + missing[0]);
     }
     trace.add("sim", "quiesced: every unit runs exactly once");
     return (sim.now() - start) / 1_000_000L;
@@ -94,7 +106,7 @@ public final class Simulation {
     for (Fleet.Proc p : fleet.up()) {
       p.member().healLink();
       if (p.running() && p.member().affinity() != 1) {
-        p.member().setAffinity(1);
+        p.member().divider().setAffinity(1);
       }
     }
     fleet.down().forEach(fleet::start);

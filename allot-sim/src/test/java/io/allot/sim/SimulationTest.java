@@ -21,8 +21,11 @@ import org.junit.jupiter.api.Test;
  * prints its whole trace.
  */
 class SimulationTest {
-  /** Sized for about 20 s on an idle 2-core machine (a minute under a loaded build); see the README. */
-  static final int CI_SEEDS = 1_500;
+  /**
+   * Sized for about 30 s on this 2-core machine under a loaded build (the real SDK's threads cost a thread switch per
+   * resumption; see the README); wider searches take {@code -Dallot.sim.seeds}.
+   */
+  static final int CI_SEEDS = 60;
   static final int CI_STEPS = 5_000;
 
   @Test
@@ -65,7 +68,7 @@ class SimulationTest {
   void otherStrategiesKeepEveryInvariantToo() {
     for (String strategy : List.of("balanced", "seed-ring")) {
       SimConfig config = SimConfig.builder().strategy(strategy).build();
-      for (long seed = 1; seed <= 100; seed++) {
+      for (long seed = 1; seed <= 10; seed++) {
         SimReport r = Simulation.run(seed, config);
         assertThat(r.ok()).as(r.details()).isTrue();
       }
@@ -102,7 +105,7 @@ class SimulationTest {
   @Test
   void aRunExercisesWhatItClaimsTo() {
     Map<String, Long> totals = new TreeMap<>();
-    for (long seed = 1; seed <= 40; seed++) {
+    for (long seed = 1; seed <= 20; seed++) {
       SimReport r = Simulation.run(seed, SimConfig.defaults());
       assertThat(r.ok()).as(r.details()).isTrue();
       assertThat(r.quiesceMillis()).isGreaterThanOrEqualTo(0);
@@ -115,8 +118,8 @@ class SimulationTest {
     }
     // the ambiguous and racy paths of the SDK are reached, not only the happy one
     assertThat(totals).containsKeys("fence", "claims in doubt", "call timed out", "registration conflict",
-        "give back", "release in doubt");
-    assertThat(totals.get("starts")).isGreaterThan(40 * 30L);
+        "claims in doubt checked", "release by the loop (give back, doubt)");
+    assertThat(totals.get("starts")).isGreaterThan(20 * 30L);
   }
 
   static SimConfig configFromProperties() {

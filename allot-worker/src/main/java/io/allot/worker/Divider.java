@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -90,12 +89,14 @@ public final class Divider implements AutoCloseable {
   private final List<UnitListener> listeners = new CopyOnWriteArrayList<>();
   /** Atomic: NEW -> RUNNING -> CANCELLING -> CANCELLED (or NEW -> CANCELLED). */
   private final AtomicReference<Phase> phase = new AtomicReference<>(Phase.NEW);
-  /** Counted down when the divider is CANCELLED. */
-  private final CountDownLatch terminated = new CountDownLatch(1);
+  /** The clock, threads and locks ({@link DividerBackend#system()} unless a simulator injected its own). */
+  private final DividerBackend backend;
+  /** Raised when the divider is CANCELLED. */
+  private final Wakeup terminated;
   /** Set once by start(). */
   private volatile String memberId;
 
-  private final StateLock lock = new StateLock();
+  private final StateLock lock;
   private final LeaseDeadline lease;
   private final Reconciler units;
   private final PublishedMeta meta;
@@ -107,23 +108,26 @@ public final class Divider implements AutoCloseable {
   private final MemberShutdown shutdown;
 
   private Divider(Store store, Settings settings, List<UnitListener> listeners,
-      java.util.function.ToIntFunction<String> unitCost) {
+      java.util.function.ToIntFunction<String> unitCost, DividerBackend backend) {
     this.settings = settings;
+    this.backend = backend;
+    this.terminated = new Wakeup(backend);
+    this.lock = new StateLock(backend);
     this.listeners.addAll(listeners);
     this.safety = store.safety();
     this.lease = new LeaseDeadline(settings.ttlNanos(), settings.marginNanos(), safety.clockMargin().toNanos(),
-        System::nanoTime);
+        backend::nanoTime);
     this.units = new Reconciler(settings.capacity(), settings.maxConcurrentMoves(), settings.claimBatch(),
         settings.holdNanos(),
         settings.syncNanos() / 2, // half: the next timed round retries a refused claim
         unitCost);
     this.meta = new PublishedMeta(settings.meta());
     this.pings = new PingEndpoint(settings);
-    this.events = new EventDispatcher(this.listeners, lease, lock);
+    this.events = new EventDispatcher(this.listeners, lease, lock, backend);
     Membership membership = store.membership(settings.pool());
-    this.session = new MemberSession(settings, membership, store.clock(), safety.clockMargin().toNanos(), lock, lease,
+    this.session = new MemberSession(settings, backend, membership, store.clock(), safety.clockMargin().toNanos(), lock, lease,
         units, events, pings, meta, counters, this::running, this::renewing, this::wake);
-    this.loop = new ReconcileLoop(settings, store.ownership(settings.pool()), membership, store.notifications(),
+    this.loop = new ReconcileLoop(settings, backend, store.ownership(settings.pool()), membership, store.notifications(),
         new TableTargets(store, settings.distribution()), lock, lease, session, units, events, meta, counters,
         this::running);
     this.shutdown = new MemberShutdown(settings, lock, lease, units, session, loop, events, pings);
@@ -243,7 +247,7 @@ public final class Divider implements AutoCloseable {
     } catch (RuntimeException e) {
       phase.set(Phase.CANCELLED);
       shutdown.afterFailedStart();
-      terminated.countDown();
+      terminated.raise();
       throw e;
     }
   }
@@ -259,7 +263,7 @@ public final class Divider implements AutoCloseable {
    */
   public void cancel() {
     if (phase.compareAndSet(Phase.NEW, Phase.CANCELLED)) {
-      terminated.countDown();
+      terminated.raise();
       return;
     }
     if (!phase.compareAndSet(Phase.RUNNING, Phase.CANCELLING)) {
@@ -276,7 +280,7 @@ public final class Divider implements AutoCloseable {
       shutdown.run(memberId);
     } finally {
       phase.set(Phase.CANCELLED);
-      terminated.countDown();
+      terminated.raise();
     }
   }
 
@@ -334,7 +338,7 @@ public final class Divider implements AutoCloseable {
    * meaningful once the member has registered.
    */
   public long leaseDeadlineMillis() {
-    return lease.deadlineMillis(System.currentTimeMillis());
+    return lease.deadlineMillis(backend.currentTimeMillis());
   }
 
   /**
@@ -494,11 +498,11 @@ public final class Divider implements AutoCloseable {
     lock.run(() -> units.draining(true));
     meta.set(0);
     wake();
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long deadline = lease.now() + timeout.toNanos();
     lock.lock();
     try {
       while (!units.isEmpty()) {
-        long left = deadline - System.nanoTime();
+        long left = deadline - lease.now();
         if (left <= 0) {
           return false;
         }
@@ -570,6 +574,7 @@ public final class Divider implements AutoCloseable {
     private Duration releaseHold = Duration.ofSeconds(30);
     private Duration shutdownGrace = Duration.ofSeconds(5);
     private final List<UnitListener> listeners = new ArrayList<>();
+    private DividerBackend backend = DividerBackend.system();
 
     /** The store this builder was made with (for companions that build on the divider, such as allot-tasks' {@code TaskRunner}). */
     public Store store() {
@@ -751,6 +756,15 @@ public final class Divider implements AutoCloseable {
     }
 
     /**
+     * The clock, threads and locks the divider runs on; default {@link DividerBackend#system()}, which every
+     * application wants. A simulator injects virtual ones here (see {@link DividerBackend}).
+     */
+    public Builder backend(DividerBackend backend) {
+      this.backend = Objects.requireNonNull(backend, "backend");
+      return this;
+    }
+
+    /**
      * Checks the settings and builds the divider (nothing runs before {@link Divider#start()}).
      *
      * @throws IllegalArgumentException naming the setting that is wrong
@@ -763,7 +777,7 @@ public final class Divider implements AutoCloseable {
       Settings s = new Settings(pool, distribution, host != null ? host : AdvertisedHost.detect(), bindAddress,
           appServerPort != null ? appServerPort : port, appServerPort != null, affinity, capacity, attributes,
           leaseTtl, renewEvery, fenceMargin, syncInterval, maxConcurrentMoves, claimBatch, releaseHold, shutdownGrace);
-      return new Divider(store, s, listeners, unitCost);
+      return new Divider(store, s, listeners, unitCost, backend);
     }
   }
 }

@@ -1,10 +1,9 @@
 package io.allot.worker;
 
+import java.util.ArrayDeque;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,6 +15,9 @@ import org.slf4j.LoggerFactory;
  * <p>One safety rule lives here: a {@link UnitStart} emitted in one lease generation is withheld if, when its turn
  * comes, that generation has ended or the lease deadline has passed ({@link LeaseDeadline#startMayRun(long)}): it was
  * queued behind a slow listener, or emitted just before a process pause. Its {@code LEASE_LOST} stop still comes.
+ *
+ * <p>Guards: the queue and {@code open} by {@code queueLock} (the backend's lock, as every wait of the SDK); the
+ * thread is set once by {@link #start}.
  */
 final class EventDispatcher {
   private static final Logger log = LoggerFactory.getLogger(EventDispatcher.class);
@@ -23,10 +25,15 @@ final class EventDispatcher {
   private final List<UnitListener> listeners;
   private final LeaseDeadline lease;
   private final StateLock lock;
-  /** Set once by {@link #start}, before any event; volatile for the threads that emit. */
-  private volatile ExecutorService executor;
-  /** Set once by the executor's thread factory. */
-  private volatile Thread thread;
+  private final DividerBackend backend;
+  private final Lock queueLock;
+  private final Condition queued;
+  /** Guarded by {@code queueLock}: the events (and callbacks) not yet delivered, in order. */
+  private final ArrayDeque<Runnable> queue = new ArrayDeque<>();
+  /** Guarded by {@code queueLock}: true from {@link #start} until {@link #shutdown()}. */
+  private boolean open;
+  /** Set once by {@link #start}. */
+  private volatile DividerBackend.Strand thread;
   /** Set once by {@link #start}; for log lines. */
   private volatile String tag = "";
 
@@ -34,27 +41,33 @@ final class EventDispatcher {
    * @param listeners the listeners, called in this order (the list may grow until {@link #start})
    * @param lease     decides whether a start may still be delivered
    * @param lock      the state lock, which every emitter holds
+   * @param backend   the event thread and its queue's lock
    */
-  EventDispatcher(List<UnitListener> listeners, LeaseDeadline lease, StateLock lock) {
+  EventDispatcher(List<UnitListener> listeners, LeaseDeadline lease, StateLock lock, DividerBackend backend) {
     this.listeners = listeners;
     this.lease = lease;
     this.lock = lock;
+    this.backend = backend;
+    this.queueLock = backend.newLock();
+    this.queued = queueLock.newCondition();
   }
 
   /** Starts the event thread, named after {@code tag} ({@code pool/member}). */
   void start(String tag) {
     this.tag = tag;
-    executor = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "allot-worker-events-" + tag);
-      t.setDaemon(true);
-      thread = t;
-      return t;
-    });
+    queueLock.lock();
+    try {
+      open = true;
+    } finally {
+      queueLock.unlock();
+    }
+    thread = backend.start("allot-worker-events-" + tag, this::run);
   }
 
   /** True on the event thread (a listener callback). */
   boolean onEventThread() {
-    return Thread.currentThread() == thread;
+    DividerBackend.Strand t = thread;
+    return t != null && t.isCurrent();
   }
 
   /** Queues {@code e}; the caller holds the state lock (the generation read here is the one the event belongs to). */
@@ -79,16 +92,13 @@ final class EventDispatcher {
 
   /** Stops the thread after the queued events; waits up to 5 s for them unless called from a callback. */
   void shutdown() {
-    ExecutorService ex = executor;
-    if (ex == null) {
-      return;
-    }
-    ex.shutdown();
-    if (onEventThread()) {
+    DividerBackend.Strand t = thread;
+    shutdownNoWait();
+    if (t == null || t.isCurrent()) {
       return;
     }
     try {
-      if (!ex.awaitTermination(5, TimeUnit.SECONDS)) {
+      if (!t.join(5_000_000_000L)) {
         log.warn("{} a listener callback did not return within 5 s of cancel", tag);
       }
     } catch (InterruptedException e) {
@@ -98,22 +108,53 @@ final class EventDispatcher {
 
   /** Stops the thread after the queued events, without waiting. */
   void shutdownNoWait() {
-    ExecutorService ex = executor;
-    if (ex != null) {
-      ex.shutdown();
+    queueLock.lock();
+    try {
+      open = false;
+      queued.signalAll();
+    } finally {
+      queueLock.unlock();
     }
   }
 
   private void submit(Runnable task, Object what) {
-    ExecutorService ex = executor;
-    if (ex == null) {
-      log.warn("{} event {} dropped: the divider is not started", tag, what);
-      return;
-    }
+    queueLock.lock();
     try {
-      ex.execute(task);
-    } catch (RejectedExecutionException e) {
-      log.warn("{} event {} dropped: the divider is closed", tag, what);
+      if (open) {
+        queue.add(task);
+        queued.signalAll();
+        return;
+      }
+    } finally {
+      queueLock.unlock();
+    }
+    log.warn("{} event {} dropped: {}", tag, what, thread == null ? "the divider is not started"
+        : "the divider is closed");
+  }
+
+  /** The event thread: runs the queued callbacks in order; ends once shut down and the queue is empty. */
+  private void run() {
+    while (true) {
+      Runnable next;
+      queueLock.lock();
+      try {
+        while (queue.isEmpty() && open) {
+          queued.await();
+        }
+        next = queue.poll();
+      } catch (InterruptedException e) {
+        return;
+      } finally {
+        queueLock.unlock();
+      }
+      if (next == null) {
+        return; // shut down, and nothing left
+      }
+      try {
+        next.run();
+      } catch (RuntimeException e) {
+        log.warn("{} an event callback failed", tag, e);
+      }
     }
   }
 

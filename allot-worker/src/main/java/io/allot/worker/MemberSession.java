@@ -6,10 +6,6 @@ import io.allot.store.StoreClock;
 import io.allot.store.StoreUnavailableException;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +39,7 @@ final class MemberSession {
   private static final Logger log = LoggerFactory.getLogger(MemberSession.class);
 
   private final Settings settings;
+  private final DividerBackend backend;
   private final Membership membership;
   private final StoreClock storeClock;
   private final long clockMarginNanos;
@@ -66,17 +63,18 @@ final class MemberSession {
   private volatile long lastFencedAtMillis;
   /** Set once by {@link #start}. */
   private volatile String memberId;
+  /** Set once by {@link #start}: the lease thread. */
+  private volatile FixedRate renewer;
   /** Set once by {@link #start}. */
-  private volatile ScheduledExecutorService renewer;
-  /** Set once by {@link #start}. */
-  private volatile ScheduledExecutorService watchdog;
+  private volatile FixedRate watchdog;
   /** Set once by {@link #start}; used by start() and then the lease thread. */
   private volatile RetryLog retryLog;
 
-  MemberSession(Settings settings, Membership membership, StoreClock storeClock, long clockMarginNanos, StateLock lock,
+  MemberSession(Settings settings, DividerBackend backend, Membership membership, StoreClock storeClock, long clockMarginNanos, StateLock lock,
       LeaseDeadline lease, Reconciler units, EventDispatcher events, PingEndpoint pings, PublishedMeta meta,
       Counters counters, BooleanSupplier running, BooleanSupplier renewing, Runnable onRegistered) {
     this.settings = settings;
+    this.backend = backend;
     this.membership = membership;
     this.storeClock = storeClock;
     this.clockMarginNanos = clockMarginNanos;
@@ -105,17 +103,15 @@ final class MemberSession {
     this.memberId = memberId;
     retryLog = new RetryLog(log, "pool=" + settings.pool() + " member=" + memberId, "the lease",
         settings.renewEvery().toMillis());
-    renewer = Executors.newSingleThreadScheduledExecutor(daemon("allot-worker-lease-" + tag));
-    watchdog = Executors.newSingleThreadScheduledExecutor(daemon("allot-worker-fence-" + tag));
+    renewer = new FixedRate(backend, "allot-worker-lease-" + tag, settings.renewNanos(), this::leaseTick);
+    watchdog = new FixedRate(backend, "allot-worker-fence-" + tag, settings.watchdogPeriodNanos(), this::watchdogTick);
     try {
       registerWaitingOutConflicts();
     } catch (StoreUnavailableException e) {
       retryLog.unreachable(e); // the lease thread registers as soon as it can
     }
-    long renew = settings.renewNanos();
-    renewer.scheduleAtFixedRate(this::leaseTick, renew, renew, TimeUnit.NANOSECONDS);
-    long check = settings.watchdogPeriodNanos();
-    watchdog.scheduleAtFixedRate(this::watchdogTick, check, check, TimeUnit.NANOSECONDS);
+    renewer.start();
+    watchdog.start();
   }
 
   /** The current session, empty while the lease is not held. */
@@ -168,9 +164,9 @@ final class MemberSession {
     }
   }
 
-  private static void sleepNanos(long nanos) {
+  private void sleepNanos(long nanos) {
     try {
-      TimeUnit.NANOSECONDS.sleep(nanos);
+      Wakeup.sleep(backend, nanos);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while waiting for the member id's previous session to end", e);
@@ -298,7 +294,7 @@ final class MemberSession {
   /** Fences the member; the caller holds the state lock. */
   private void fenceLocked(String reason) {
     assert lock.isHeldByCurrentThread();
-    lastFencedAtMillis = lease.fence(System.currentTimeMillis());
+    lastFencedAtMillis = lease.fence(backend.currentTimeMillis());
     counters.leaseLosses.incrementAndGet();
     int owned = units.size();
     List<UnitStop> stopped = units.forgetAll();
@@ -345,23 +341,10 @@ final class MemberSession {
     }
   }
 
-  private static void stopExecutor(ScheduledExecutorService ex) {
-    if (ex == null) {
-      return;
+  /** Stops the thread (interrupting a tick in progress, as {@code shutdownNow} did) and waits up to 2 s for it. */
+  private static void stopExecutor(FixedRate ex) {
+    if (ex != null) {
+      ex.stop(2_000_000_000L);
     }
-    ex.shutdownNow();
-    try {
-      ex.awaitTermination(2, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  static ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

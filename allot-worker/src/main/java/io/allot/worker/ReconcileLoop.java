@@ -13,8 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -50,6 +48,7 @@ final class ReconcileLoop {
   private static final Logger log = LoggerFactory.getLogger(ReconcileLoop.class);
 
   private final Settings settings;
+  private final DividerBackend backend;
   private final Ownership ownership;
   private final Membership membership;
   private final Notifications notifications;
@@ -64,11 +63,11 @@ final class ReconcileLoop {
   private final BooleanSupplier running;
 
   /** At most one pending wake-up; thread-safe. */
-  private final ArrayBlockingQueue<Boolean> wakeups = new ArrayBlockingQueue<>(1);
+  private final Wakeup wakeups;
   /** Set once by {@link #start}. */
   private volatile String memberId;
   /** Set once by {@link #start}. */
-  private volatile Thread thread;
+  private volatile DividerBackend.Strand thread;
   /** Set once, by the first successful {@link #subscribe()} (start(), else a later round). */
   private volatile List<Subscription> subscriptions;
   /** Set once by {@link #prepare}; then the loop thread's. */
@@ -84,10 +83,12 @@ final class ReconcileLoop {
   /** The loop thread's: units whose claim or give-back failed on an unreachable store (see the class comment). */
   private final Set<String> inDoubt = new LinkedHashSet<>();
 
-  ReconcileLoop(Settings settings, Ownership ownership, Membership membership, Notifications notifications,
+  ReconcileLoop(Settings settings, DividerBackend backend, Ownership ownership, Membership membership, Notifications notifications,
       TargetSource targets, StateLock lock, LeaseDeadline lease, MemberSession session, Reconciler units,
       EventDispatcher events, PublishedMeta meta, Counters counters, BooleanSupplier running) {
     this.settings = settings;
+    this.backend = backend;
+    this.wakeups = new Wakeup(backend);
     this.ownership = ownership;
     this.membership = membership;
     this.notifications = notifications;
@@ -100,7 +101,7 @@ final class ReconcileLoop {
     this.meta = meta;
     this.counters = counters;
     this.running = running;
-    this.releaser = new Releaser(settings, ownership, lock, units, counters, this::wake);
+    this.releaser = new Releaser(settings, backend, ownership, lock, units, counters, this::wake);
   }
 
   /** Subscribes to the change hints (retried every round if the store refuses). */
@@ -114,14 +115,12 @@ final class ReconcileLoop {
   /** Starts the loop thread and the releaser. */
   void start(String tag) {
     releaser.start(memberId, tag);
-    Thread t = MemberSession.daemon("allot-worker-loop-" + tag).newThread(this::loop);
-    thread = t;
-    t.start();
+    thread = backend.start("allot-worker-loop-" + tag, this::loop);
   }
 
   /** Asks for a round soon. Any thread. */
   void wake() {
-    wakeups.offer(Boolean.TRUE);
+    wakeups.raise();
   }
 
   /**
@@ -138,17 +137,18 @@ final class ReconcileLoop {
   }
 
   boolean onLoopThread() {
-    return Thread.currentThread() == thread;
+    DividerBackend.Strand t = thread;
+    return t != null && t.isCurrent();
   }
 
   /** Waits for the loop thread to end (after the divider left RUNNING and {@link #wake()}). */
   void join(long millis) {
-    Thread t = thread;
-    if (t == null || t == Thread.currentThread()) {
+    DividerBackend.Strand t = thread;
+    if (t == null || t.isCurrent()) {
       return;
     }
     try {
-      t.join(millis);
+      t.join(millis * 1_000_000L);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
@@ -188,7 +188,7 @@ final class ReconcileLoop {
       }
       try {
         long wait = lock.get(() -> units.nextWaitNanos(lease.now(), settings.syncNanos()));
-        wakeups.poll(wait, TimeUnit.NANOSECONDS);
+        wakeups.take(wait);
       } catch (InterruptedException e) {
         if (!running.getAsBoolean()) {
           return;

@@ -7,8 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ArrayBlockingQueue;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,19 +36,20 @@ final class Releaser {
   static final int BATCH = 256;
 
   private final Settings settings;
+  private final DividerBackend backend;
   private final Ownership ownership;
   private final StateLock lock;
   private final Reconciler units;
   private final Counters counters;
   private final Runnable wakeLoop;
   /** At most one pending request; thread-safe. */
-  private final ArrayBlockingQueue<Boolean> requests = new ArrayBlockingQueue<>(1);
-  /** Held while releasing (see the class comment). */
-  private final ReentrantLock releasing = new ReentrantLock();
+  private final Wakeup requests;
+  /** Held while releasing (see the class comment); the backend's, since it is held across store calls. */
+  private final Lock releasing;
   /** Set once by {@link #start}. */
   private volatile String memberId;
   /** Set once by {@link #start}. */
-  private volatile Thread thread;
+  private volatile DividerBackend.Strand thread;
   /** False once {@link #stop()} ran. */
   private volatile boolean on = true;
 
@@ -57,9 +57,12 @@ final class Releaser {
    * @param wakeLoop called (on the releaser's thread) when a release failed, so that a round retries it, and when
    *     units were released, so that a round uses the room they leave (a round does not wait for the releaser)
    */
-  Releaser(Settings settings, Ownership ownership, StateLock lock, Reconciler units, Counters counters,
+  Releaser(Settings settings, DividerBackend backend, Ownership ownership, StateLock lock, Reconciler units, Counters counters,
       Runnable wakeLoop) {
     this.settings = settings;
+    this.backend = backend;
+    this.requests = new Wakeup(backend);
+    this.releasing = backend.newLock();
     this.ownership = ownership;
     this.lock = lock;
     this.units = units;
@@ -70,20 +73,18 @@ final class Releaser {
   /** Starts the releaser's thread. */
   void start(String memberId, String tag) {
     this.memberId = memberId;
-    Thread t = MemberSession.daemon("allot-worker-releaser-" + tag).newThread(this::run);
-    thread = t;
-    t.start();
+    thread = backend.start("allot-worker-releaser-" + tag, this::run);
   }
 
   /** A stop was confirmed: release now. Any thread; never blocks. */
   void request() {
-    requests.offer(Boolean.TRUE);
+    requests.raise();
   }
 
   /** Ends the thread (at the end of the shutdown); releases already under way finish. */
   void stop() {
     on = false;
-    Thread t = thread;
+    DividerBackend.Strand t = thread;
     if (t != null) {
       t.interrupt();
     }

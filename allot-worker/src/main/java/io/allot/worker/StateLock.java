@@ -1,7 +1,7 @@
 package io.allot.worker;
 
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -13,36 +13,50 @@ import java.util.function.Supplier;
  *   <li>{@link #signalAll()} after every change a waiter may wait for (an owned unit removed or confirmed, a
  *   registration, a fence): {@code flush} and the shutdown wait on it.</li>
  * </ul>
+ * The lock and its condition come from the {@link DividerBackend} (a {@code ReentrantLock} by default).
  */
 final class StateLock {
-  private final ReentrantLock lock = new ReentrantLock();
-  private final Condition changed = lock.newCondition();
+  private final Lock lock;
+  private final Condition changed;
+  /** Written under {@code lock}: the thread holding it and how often (for the assertions; see below). */
+  private Thread holder;
+  private int holds;
+
+  StateLock(DividerBackend backend) {
+    this.lock = backend.newLock();
+    this.changed = lock.newCondition();
+  }
 
   /** Runs {@code body} holding the lock. */
   void run(Runnable body) {
-    lock.lock();
+    lock();
     try {
       body.run();
     } finally {
-      lock.unlock();
+      unlock();
     }
   }
 
   /** Computes {@code body} holding the lock. */
   <T> T get(Supplier<T> body) {
-    lock.lock();
+    lock();
     try {
       return body.get();
     } finally {
-      lock.unlock();
+      unlock();
     }
   }
 
   void lock() {
     lock.lock();
+    holder = Thread.currentThread();
+    holds++;
   }
 
   void unlock() {
+    if (--holds == 0) {
+      holder = null;
+    }
     lock.unlock();
   }
 
@@ -53,11 +67,20 @@ final class StateLock {
 
   /** Waits at most {@code nanos} for a {@link #signalAll()}; the caller holds the lock (released while waiting). */
   void awaitNanos(long nanos) throws InterruptedException {
-    changed.awaitNanos(nanos);
+    int held = holds;
+    holds = 0;
+    holder = null;
+    try {
+      changed.awaitNanos(nanos);
+    } finally {
+      holder = Thread.currentThread();
+      holds = held;
+    }
   }
 
   /** True if the current thread holds the lock (for assertions). */
   boolean isHeldByCurrentThread() {
-    return lock.isHeldByCurrentThread();
+    // read without the lock: only the current thread can have written itself there, and its own writes it sees
+    return holder == Thread.currentThread();
   }
 }
