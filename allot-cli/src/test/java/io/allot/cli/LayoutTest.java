@@ -38,7 +38,7 @@ class LayoutTest {
    */
   static final Set<String> OVER_LIMIT_FOR_NOW = Set.of("allot-bench/JobBench.java", "allot-bench/RouteBench.java",
       "allot-core/RendezvousAssigner.java", "allot-jobs/JobDispatcher.java", "allot-server/PoolDistributor.java",
-      "allot-sim/SimMember.java", "allot-store/MemoryStore.java");
+      "allot-sim/SimMember.java");
   static final Set<String> SPLIT_FOR_NOW = Set.of("io.allot.worker");
   static final Set<String> SHARED_FOR_NOW = Set.of("Listener");
 
