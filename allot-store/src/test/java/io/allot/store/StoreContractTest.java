@@ -468,6 +468,28 @@ public abstract class StoreContractTest {
     assertThat(peer().tables().read(h)).isEqualTo(Map.of("m2", "u1"));
   }
 
+  /**
+   * The role decodes its own fields ({@link io.allot.core.assign.TableCodec}): units in field order, empty pieces
+   * dropped, nothing trimmed, an empty or missing field is no units, members in byte order, a unit listed twice
+   * left for the reader to resolve.
+   */
+  @Test
+  void tablesReadDecodedUnits() {
+    String h = key("table");
+    assertThat(store().tables().units(h)).as("never published").isEmpty();
+    assertThat(store().tables().units(h, "m1")).isEmpty();
+    Lease lease = tableLease(store(), h, "g1", "d1");
+    store().tables().publish(lease, h, "g1", Map.of("m2", "u2,,u1,", "m1", "u3", "m3", "", "m4", " u4 ,u3"));
+    assertThat(peer().tables().units(h)).containsExactly(Map.entry("m1", List.of("u3")),
+        Map.entry("m2", List.of("u2", "u1")), Map.entry("m3", List.of()), Map.entry("m4", List.of(" u4 ", "u3")));
+    assertThat(peer().tables().units(h, "m2")).containsExactly("u2", "u1");
+    assertThat(store().tables().units(h, "m3")).as("an empty field").isEmpty();
+    assertThat(store().tables().units(h, "m5")).as("a missing field").isEmpty();
+    String list = key("list");
+    store().seedKeys().replaceList(list, List.of("a"));
+    assertThatThrownBy(() -> store().tables().units(list)).isInstanceOf(IllegalStateException.class);
+  }
+
   // ---------------------------------------------------------------- membership
 
   /** Long enough never to expire during a test on a loaded machine; expiry is forced with {@link #expireMember}. */

@@ -385,6 +385,18 @@ public final class FaultyStore implements Store {
       before("tables.readMember");
       return d.read(tableKey, member);
     }
+
+    @Override
+    public Map<String, List<String>> units(String tableKey) {
+      before("tables.units");
+      return d.units(tableKey);
+    }
+
+    @Override
+    public List<String> units(String tableKey, String member) {
+      before("tables.unitsOfMember");
+      return d.units(tableKey, member);
+    }
   }
 
   private final class FNotifications implements Notifications {

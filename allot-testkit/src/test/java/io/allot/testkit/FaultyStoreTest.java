@@ -150,7 +150,8 @@ class FaultyStoreTest {
       }
     }
     assertThat(names).contains("clock.timeMillis", "leadership.tryAcquire", "membership.register",
-        "ownership.claimAll", "tables.publish", "tables.read", "tables.readMember", "notifications.publish",
+        "ownership.claimAll", "tables.publish", "tables.read", "tables.readMember", "tables.units",
+        "tables.unitsOfMember", "notifications.publish",
         "seedKeys.replaceList");
     assertThat(calls).isGreaterThanOrEqualTo(26);
   }

@@ -1,5 +1,6 @@
 package io.allot.store.memory;
 
+import io.allot.core.assign.TableCodec;
 import io.allot.store.FencedException;
 import io.allot.store.Lease;
 import io.allot.store.Tables;
@@ -7,6 +8,7 @@ import io.allot.store.Topic;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -120,5 +122,15 @@ final class MemoryTables implements Tables {
       Map<String, String> h = s.hashOrNull(tableKey);
       return Optional.ofNullable(h == null ? null : h.get(member));
     }
+  }
+
+  @Override
+  public Map<String, List<String>> units(String tableKey) {
+    return TableCodec.decode(read(tableKey));
+  }
+
+  @Override
+  public List<String> units(String tableKey, String member) {
+    return TableCodec.decode(read(tableKey, member).orElse(null));
   }
 }
