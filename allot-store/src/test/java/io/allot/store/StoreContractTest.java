@@ -985,6 +985,64 @@ public abstract class StoreContractTest {
     }
   }
 
+  // ---------------------------------------------------------------- route weights
+
+  @Test
+  void routeWeightsAreReplacedWholeAndClearedByAnEmptySet() {
+    String pool = key("svc");
+    assertThat(store().routeWeights(pool).read()).as("never set").isEmpty();
+    assertThat(store().routeWeights(pool).pool()).isEqualTo(pool);
+    long r1 = store().routeWeights(pool).set(Map.of("v2", 10, "v1", 90));
+    assertThat(peer().routeWeights(pool).read()).containsExactly(Map.entry("v1", 90), Map.entry("v2", 10));
+    long r2 = peer().routeWeights(pool).set(Map.of("v3", 0, "v1", RouteWeights.MAX_WEIGHT));
+    assertThat(r2).isGreaterThan(r1);
+    assertThat(store().routeWeights(pool).read()).as("replaced whole")
+        .isEqualTo(Map.of("v1", RouteWeights.MAX_WEIGHT, "v3", 0));
+    assertThat(store().routeWeights(key("other")).read()).as("another pool").isEmpty();
+    long r3 = store().routeWeights(pool).set(Map.of());
+    assertThat(r3).isGreaterThan(r2);
+    assertThat(peer().routeWeights(pool).read()).as("cleared").isEmpty();
+    assertThat(store().routeWeights(pool).set(Map.of("v1", 1))).isGreaterThan(r3);
+    assertThat(store().routeWeights(pool).read()).isEqualTo(Map.of("v1", 1));
+  }
+
+  @Test
+  void badRouteWeightsAreRefusedAndChangeNothing() {
+    String pool = key("svc");
+    store().routeWeights(pool).set(Map.of("v1", 5));
+    Map<String, Integer> nullWeight = new java.util.HashMap<>();
+    nullWeight.put("v2", null);
+    for (Map<String, Integer> bad : List.of(Map.of("v1", 1, "v2", -1), Map.of("v2", RouteWeights.MAX_WEIGHT + 1),
+        Map.of("", 1), nullWeight)) {
+      assertThatThrownBy(() -> store().routeWeights(pool).set(bad)).as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("route weights");
+    }
+    assertThat(peer().routeWeights(pool).read()).isEqualTo(Map.of("v1", 5));
+    assertThatThrownBy(() -> store().routeWeights("")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aRouteWeightsSetIsAnnouncedWithItsRevision() throws Exception {
+    String pool = key("svc");
+    BlockingQueue<String> got = new LinkedBlockingQueue<>();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.routeWeights(pool), got::add)) {
+      long r1 = store().routeWeights(pool).set(Map.of("v1", 50, "v2", 50));
+      assertThat(poll(got)).isEqualTo(Long.toString(r1));
+      long r2 = store().routeWeights(pool).set(Map.of());
+      assertThat(poll(got)).isEqualTo(Long.toString(r2));
+    }
+  }
+
+  /** Concurrent sets: each is applied whole, one after the other; the last one read is one of them, never a mix. */
+  @Test
+  void concurrentRouteWeightsSetsNeverMix() throws Exception {
+    String pool = key("svc");
+    List<Map<String, Integer>> sets = List.of(Map.of("a", 1, "b", 2), Map.of("c", 3), Map.of("a", 4, "d", 5), Map.of());
+    List<Long> revisions = race(8, i -> () -> (i % 2 == 0 ? store() : peer()).routeWeights(pool).set(sets.get(i % 4)));
+    assertThat(revisions).doesNotHaveDuplicates();
+    assertThat(sets).contains(store().routeWeights(pool).read());
+  }
+
   private static String poll(BlockingQueue<String> q) throws InterruptedException {
     return q.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS);
   }

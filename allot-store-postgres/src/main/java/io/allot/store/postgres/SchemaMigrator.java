@@ -49,7 +49,8 @@ final class SchemaMigrator {
       new Migration(6, "publication marks: incremental table publication", "schema-v6.sql"),
       new Migration(7, "finite queued work (jobs): tasks, task_queues", "schema-v7.sql"),
       new Migration(8, "long-running task specs: task_specs, task_spec_versions", "schema-v8.sql"),
-      new Migration(9, "jobs: the finite tables renamed (tasks -> jobs, task_queues -> job_queues)", "schema-v9.sql"));
+      new Migration(9, "jobs: the finite tables renamed (tasks -> jobs, task_queues -> job_queues)", "schema-v9.sql"),
+      new Migration(10, "live routing weights: route_weights, route_weight_revisions", "schema-v10.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

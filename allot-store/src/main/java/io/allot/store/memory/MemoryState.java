@@ -13,13 +13,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.function.LongSupplier;
 
 /**
  * What the roles of one {@link MemoryStore} share: the store's clock, its safety settings, the one {@link #lock} and
  * the records more than one role reads or writes, with the helpers that read them. Every role class of the memory
  * store ({@link MemorySeedKeys}, {@link MemoryLeadership}, {@link MemoryTables}, {@link MemoryMembership},
- * {@link MemoryOwnership}, {@link MemoryNotifications}) does its whole operation under
+ * {@link MemoryOwnership}, {@link MemoryNotifications}, {@link MemoryRouteWeights}) does its whole operation under
  * {@link #lock}, so every operation is atomic against every other, as one Lua script or one SQL function is on the
  * other stores.
  *
@@ -41,6 +42,9 @@ final class MemoryState {
 
   /** A pool's lost-state guard: the incarnation that stamped it and until when claims wait (monotonic nanos). */
   record Guard(long incarnation, long notBeforeNanos) {}
+
+  /** A pool's live routing weights (unmodifiable) and their revision. */
+  record Weights(long revision, SortedMap<String, Integer> weights) {}
 
   final LongSupplier nanoClock;
   final long originNanos;
@@ -69,6 +73,8 @@ final class MemoryState {
   final Map<String, Map<String, UnitHold>> holds = new HashMap<>();
   /** Pool -> its lost-state guard. */
   final Map<String, Guard> guards = new HashMap<>();
+  /** Pool -> its live routing weights ({@link MemoryRouteWeights}; kept here so a crash forgets them too). */
+  final Map<String, Weights> routeWeights = new HashMap<>();
   /** Changes with every crash; 0 = never crashed. */
   long incarnation;
   /** Nano time of the last crash (meaningful when incarnation > 0). */
@@ -94,6 +100,7 @@ final class MemoryState {
     poolCounters.clear();
     holds.clear();
     guards.clear();
+    routeWeights.clear();
   }
 
   /** The store's time in milliseconds (rounded down); any thread. */

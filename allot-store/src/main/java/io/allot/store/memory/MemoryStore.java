@@ -3,6 +3,7 @@ package io.allot.store.memory;
 import io.allot.store.Leadership;
 import io.allot.store.Membership;
 import io.allot.store.Notifications;
+import io.allot.store.RouteWeights;
 import io.allot.store.Safety;
 import io.allot.store.SeedKeys;
 import io.allot.store.Store;
@@ -18,7 +19,7 @@ import java.util.function.LongSupplier;
  *
  * <p>Like the Redis and PostgreSQL stores, each role is its own class: {@link MemorySeedKeys},
  * {@link MemoryLeadership}, {@link MemoryTables}, {@link MemoryMembership}, {@link MemoryOwnership},
- * {@link MemoryNotifications}, over one {@link MemoryState} that holds the records they share and the one lock
+ * {@link MemoryNotifications}, {@link MemoryRouteWeights}, over one {@link MemoryState} that holds the records they share and the one lock
  * that guards them all (see there for what is shared and why); {@link MemoryJobQueues} and {@link MemoryTaskSpecs}
  * keep records no other role touches, each under a lock of its own.
  *
@@ -76,8 +77,9 @@ public final class MemoryStore implements Store {
 
   /**
    * Simulates a restart of the store: a new incarnation, and, unless {@code keepData}, every record gone (lists,
-   * tables, leases, members, owners, counters, holds, guards, jobs, task specs), as a Redis without persistence
-   * would come back. For tests and the simulator. Subscriptions survive (a reconnecting client re-subscribes).
+   * tables, leases, members, owners, counters, holds, guards, route weights, jobs, task specs), as a Redis without
+   * persistence would come back. For tests and the simulator. Subscriptions survive (a reconnecting client
+   * re-subscribes).
    */
   public void crash(boolean keepData) {
     synchronized (state.lock) {
@@ -121,6 +123,11 @@ public final class MemoryStore implements Store {
   @Override
   public io.allot.store.Ownership ownership(String pool) {
     return new MemoryOwnership(state, Store.checkPool(pool));
+  }
+
+  @Override
+  public RouteWeights routeWeights(String pool) {
+    return new MemoryRouteWeights(state, Store.checkPool(pool));
   }
 
   @Override
