@@ -1,6 +1,5 @@
 package io.allot.bench;
 
-import io.allot.core.assign.SeedLayout;
 import io.allot.store.Store;
 import io.allot.store.Stores;
 import io.allot.testkit.Poll;
@@ -219,8 +218,7 @@ final class FailoverBench implements Callable<Integer> {
         return false;
       }
       Map<String, String> wanted = new HashMap<>();
-      store.tables().read(fleet.tableKey())
-          .forEach((member, list) -> SeedLayout.split(list).forEach(u -> wanted.put(u, member)));
+      store.tables().units(fleet.tableKey()).forEach((member, list) -> list.forEach(u -> wanted.put(u, member)));
       return new HashSet<>(wanted.values()).containsAll(members)
           && units.stream().allMatch(u -> fleet.memberOf(running.get(u).get(0)).equals(wanted.get(u)));
     }, Duration.ofMillis(timeoutMillis), Duration.ofMillis(100));

@@ -1,7 +1,6 @@
 package io.allot.bench;
 
 import io.allot.core.assign.Assigners;
-import io.allot.core.assign.SeedLayout;
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.ping.Pinger;
@@ -323,9 +322,9 @@ final class HandoffBench implements Callable<Integer> {
         return false;
       }
       Map<String, String> wanted = new HashMap<>();
-      control.tables().read(tableKey).forEach((member, list) -> {
+      control.tables().units(tableKey).forEach((member, list) -> {
         String n = idToName.get(member);
-        SeedLayout.split(list).forEach(u -> wanted.put(u, n));
+        list.forEach(u -> wanted.put(u, n));
       });
       return new HashSet<>(wanted.values()).equals(new HashSet<>(idToName.values()))
           && unitNames.stream().allMatch(u -> running.get(u) != null && running.get(u).equals(wanted.get(u)));

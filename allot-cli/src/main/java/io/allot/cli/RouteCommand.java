@@ -76,7 +76,8 @@ final class RouteCommand implements Callable<Integer> {
       "Sets the live canary weights of a pool: VERSION=WEIGHT pairs (integers 0..1000000) replace every earlier one; "
           + "--clear removes them (clients go back to the weights of their service config); with neither, prints "
           + "them.",
-      "Stored as the table allot-route:POOL (published by the name weights); the allot:// resolver of every client watches it."})
+      "Stored by the store's route weights of the pool (replaced whole, announced on allot:weights:POOL); the allot:// "
+          + "resolver of every client watches it."})
   static final class Weights implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin StoreOptions store;
@@ -104,9 +105,9 @@ final class RouteCommand implements Callable<Integer> {
               : "live weights of pool " + pool + ": " + format(now));
           return 0;
         }
-        long epoch = LiveWeights.set(s, pool, weights);
-        spec.commandLine().getOut().println(clear ? "cleared the live weights of pool " + pool + " (epoch " + epoch
-            + ")" : "live weights of pool " + pool + ": " + format(weights) + " (epoch " + epoch + ")");
+        long revision = LiveWeights.set(s, pool, weights);
+        spec.commandLine().getOut().println(clear ? "cleared the live weights of pool " + pool + " (revision "
+            + revision + ")" : "live weights of pool " + pool + ": " + format(weights) + " (revision " + revision + ")");
         return 0;
       }
     }

@@ -58,7 +58,7 @@ class RouteCommandTest {
   void weightsAreSetReadAndCleared() {
     CliRun r = CliRun.of("route", "weights", "-store", schema.uri(), "--pool", "svc", "v1=90", "v2=10");
     assertThat(r.code()).as(r.err()).isZero();
-    assertThat(r.out()).contains("live weights of pool svc: v1=90 v2=10 (epoch");
+    assertThat(r.out()).contains("live weights of pool svc: v1=90 v2=10 (revision 1)");
     try (Store s = Stores.open(schema.uri())) {
       assertThat(LiveWeights.read(s, "svc")).isEqualTo(Map.of("v1", 90, "v2", 10));
     }
@@ -66,6 +66,7 @@ class RouteCommandTest {
     assertThat(r.out()).contains("live weights of pool svc: v1=90 v2=10");
     r = CliRun.of("route", "weights", "-store", schema.uri(), "--pool", "svc", "--clear");
     assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("cleared the live weights of pool svc (revision 2)");
     try (Store s = Stores.open(schema.uri())) {
       assertThat(LiveWeights.read(s, "svc")).isEmpty();
     }

@@ -103,6 +103,11 @@ public final class SharedMemoryStores extends StoreProvider {
     }
 
     @Override
+    public io.allot.store.RouteWeights routeWeights(String pool) {
+      return d.routeWeights(pool);
+    }
+
+    @Override
     public void close() {
       // the store outlives its views
     }

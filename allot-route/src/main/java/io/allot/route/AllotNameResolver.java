@@ -36,9 +36,9 @@ import org.slf4j.LoggerFactory;
  * whether it answers.
  *
  * <p><b>When.</b> A sync runs at once on every notification of {@link Topic#members}, {@link Topic#key} (the services
- * list), {@link Topic#table} of the table key and of the live weights' key; when the next live lease ends (no one
- * announces a lease running out); and every sync interval as the fallback for lost notifications. Syncs are
- * coalesced: a burst of notifications costs one or two reads. A result is pushed only when something changed.
+ * list), {@link Topic#table} of the table key and {@link Topic#routeWeights} of the pool; when the next live lease
+ * ends (no one announces a lease running out); and every sync interval as the fallback for lost notifications. Syncs
+ * are coalesced: a burst of notifications costs one or two reads. A result is pushed only when something changed.
  *
  * <p>Threads: store reads run on the resolver's own single thread (never the store's notification thread, never the
  * channel's), results are handed to the listener on the channel's synchronization context.
@@ -47,7 +47,6 @@ final class AllotNameResolver extends NameResolver {
   private static final Logger log = LoggerFactory.getLogger(AllotNameResolver.class);
 
   private final AllotNameResolverProvider.Target target;
-  private final String weightsKey;
   private final String storeUri; // null: the store was given and is not ours
   private final Duration interval;
   private final SynchronizationContext syncContext;
@@ -72,7 +71,6 @@ final class AllotNameResolver extends NameResolver {
   AllotNameResolver(AllotNameResolverProvider.Target target, Store store, String storeUri, Duration interval,
       SynchronizationContext syncContext) {
     this.target = target;
-    this.weightsKey = LiveWeights.tableKey(target.pool());
     this.store = store;
     this.storeUri = storeUri;
     this.interval = interval;
@@ -148,7 +146,7 @@ final class AllotNameResolver extends NameResolver {
       }
       if (subscriptions.isEmpty()) {
         for (Topic t : List.of(Topic.members(target.pool()), Topic.key(target.pool()),
-            Topic.table(target.tableKey()), Topic.table(weightsKey))) {
+            Topic.table(target.tableKey()), Topic.routeWeights(target.pool()))) {
           subscriptions.add(store.notifications().subscribe(t, m -> requestSync()));
         }
       }
@@ -232,7 +230,7 @@ final class AllotNameResolver extends NameResolver {
   private Snapshot read() {
     LiveMembers lm = LiveMembers.read(store, target.pool());
     RouteTable table = RouteTable.read(store.tables(), target.tableKey());
-    Map<String, Integer> weights = LiveWeights.parse(store.tables().read(weightsKey));
+    Map<String, Integer> weights = LiveWeights.read(store, target.pool());
     TreeMap<String, MemberMeta> live = new TreeMap<>(lm.members());
     live.keySet().removeIf(id -> {
       if (address(id) == null) {

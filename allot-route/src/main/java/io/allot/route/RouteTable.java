@@ -1,5 +1,6 @@
 package io.allot.route;
 
+import io.allot.core.assign.TableCodec;
 import io.allot.store.Tables;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -61,25 +62,21 @@ public final class RouteTable {
   }
 
   /**
-   * Reads {@code tableKey} (epoch first, so the table is at least that new). A unit listed under two members (which a
-   * table being rewritten by two pools may show) goes to the member first in byte order, the same on every client.
+   * Reads {@code tableKey} (epoch first, so the table is at least that new) through {@link Tables#units(String)}. A
+   * unit listed under two members (which a table being rewritten by two pools may show) goes to the member first in
+   * byte order ({@link TableCodec#withoutDuplicates}), the same on every client and as the distributor reads it.
    */
   public static RouteTable read(Tables tables, String tableKey) {
     long epoch = tables.epoch(tableKey);
-    return fromFields(tableKey, epoch, tables.read(tableKey));
+    return fromUnits(tableKey, epoch, tables.units(tableKey));
   }
 
-  /** Builds the table from its fields: member to {@code "u1,u2,..."}. */
-  public static RouteTable fromFields(String tableKey, long epoch, Map<String, String> fields) {
+  /** Builds the table from its decoded fields: member to units, as {@link Tables#units(String)} reads them. */
+  public static RouteTable fromUnits(String tableKey, long epoch, Map<String, List<String>> units) {
     Map<String, String> owners = new HashMap<>();
-    fields.forEach((member, units) -> {
-      if (units == null || units.isEmpty()) {
-        return;
-      }
-      for (String u : units.split(",", -1)) {
-        if (!u.isEmpty()) {
-          owners.merge(u, member, (a, b) -> a.compareTo(b) <= 0 ? a : b);
-        }
+    TableCodec.withoutDuplicates(units, duplicate -> { }).forEach((member, list) -> {
+      for (String u : list) {
+        owners.put(u, member);
       }
     });
     return new RouteTable(tableKey, epoch, owners);

@@ -154,6 +154,11 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   }
 
   @Override
+  public io.allot.store.RouteWeights routeWeights(String pool) {
+    throw unused();
+  }
+
+  @Override
   public void close() {}
 
   // ---- Membership
@@ -328,6 +333,16 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   @Override
   public Optional<String> read(String tableKey, String member) {
     return call("read target", st -> st.tables().read(tableKey, member), v -> "[" + v.orElse("") + "]");
+  }
+
+  @Override
+  public Map<String, List<String>> units(String tableKey) {
+    throw unused();
+  }
+
+  @Override
+  public List<String> units(String tableKey, String member) {
+    return call("read target", st -> st.tables().units(tableKey, member), v -> v.toString());
   }
 
   // ---- Notifications

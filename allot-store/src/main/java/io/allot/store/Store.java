@@ -13,11 +13,12 @@ package io.allot.store;
  *   <tr><td>{@link Leadership}</td><td>named leases with fencing tokens (distributor leadership)</td><td>store</td></tr>
  *   <tr><td>{@link Membership}</td><td>member records with a lease, a session and metadata</td><td>pool</td></tr>
  *   <tr><td>{@link Ownership}</td><td>unit claims with fencing tokens: at most one owner per unit</td><td>pool</td></tr>
- *   <tr><td>{@link Tables}</td><td>fenced publication of the assignment table, its epoch, reads by member</td><td>table key</td></tr>
+ *   <tr><td>{@link Tables}</td><td>fenced publication of the assignment table, its epoch, reads by member; the one codec of its fields (decoded units)</td><td>table key</td></tr>
  *   <tr><td>{@link Notifications}</td><td>change hints on {@link Topic}s (pub/sub; never a log)</td><td>store</td></tr>
  *   <tr><td>{@link SeedKeys}</td><td>the original distributor's Redis layout: services lists, units list, distribution hash</td><td>key</td></tr>
  *   <tr><td>{@link io.allot.store.jobs.JobQueue}</td><td>jobs (finite queued work): enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
  *   <tr><td>{@link io.allot.store.tasks.TaskSpecs}</td><td>long-running task specs: name, arguments, cost, desired state, the run and its faults</td><td>pool</td></tr>
+ *   <tr><td>{@link RouteWeights}</td><td>live routing weights: canary version to weight, replaced whole</td><td>pool</td></tr>
  * </table>
  *
  * <p>Role views are cheap, thread-safe and stay valid until the store is closed; a pool-scoped view checks the pool
@@ -81,6 +82,13 @@ public interface Store extends AutoCloseable {
    * @throws IllegalArgumentException if the pool name is empty
    */
   io.allot.store.tasks.TaskSpecs taskSpecs(String pool);
+
+  /**
+   * The live routing weights of {@code pool}.
+   *
+   * @throws IllegalArgumentException if the pool name is empty
+   */
+  RouteWeights routeWeights(String pool);
 
   /** Closes connections and stops notification delivery; later calls fail with {@link IllegalStateException}. */
   @Override

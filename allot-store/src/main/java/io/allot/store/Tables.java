@@ -1,5 +1,6 @@
 package io.allot.store;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -7,6 +8,12 @@ import java.util.Optional;
  * Assignment tables: for each table key, {@code member -> "u1,u2,..."} (the original distribution hash's encoding)
  * and an epoch that grows with every publication. Several pools (distributors of different services lists) may
  * share one table; each owns the fields it wrote last.
+ *
+ * <p><b>The encoding is this role's.</b> A field's text is encoded and decoded by one codec,
+ * {@link io.allot.core.assign.TableCodec} (in allot-core, so the assignment code shares it): writers encode with
+ * {@code TableCodec.encode}, readers read decoded units with {@link #units(String)} and
+ * {@link #units(String, String)}, never by splitting {@link #read} themselves. {@link #read} stays for what needs the
+ * exact text (the publisher's comparison with what it published, tools that show the raw hash).
  */
 public interface Tables {
 
@@ -35,6 +42,20 @@ public interface Tables {
 
   /** One member's field of {@code tableKey} (its units, comma-separated); empty if the member has no field. */
   Optional<String> read(String tableKey, String member);
+
+  /**
+   * Every field of {@code tableKey} decoded ({@link io.allot.core.assign.TableCodec#decode(Map)}): member to its
+   * units in field order, members in byte order, a member with an empty field listed with no units; empty if the
+   * table is missing. A unit listed under two members is listed under both: a reader that needs one owner per unit
+   * applies {@link io.allot.core.assign.TableCodec#withoutDuplicates}. Unmodifiable.
+   */
+  Map<String, List<String>> units(String tableKey);
+
+  /**
+   * One member's units in {@code tableKey} ({@link io.allot.core.assign.TableCodec#decode(String)}); empty if the
+   * member has no field or an empty one. Unmodifiable.
+   */
+  List<String> units(String tableKey, String member);
 
   /**
    * The lease name under which {@code pool} publishes into {@code tableKey}: {@code tableKey + ":" + pool}, where

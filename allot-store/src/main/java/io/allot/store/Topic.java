@@ -26,6 +26,11 @@ public record Topic(Kind kind, String name) {
     KEY("allot:changes:"),
     /** A long-running task spec of the pool changed; message: the task name. Channel {@code allot:specs:<pool>}. */
     TASK_SPECS("allot:specs:"),
+    /**
+     * The live routing weights of the pool were set ({@link RouteWeights}); message: the new revision. Channel
+     * {@code allot:weights:<pool>}.
+     */
+    ROUTE_WEIGHTS("allot:weights:"),
     /** An application channel, used verbatim. */
     NAMED("");
 
@@ -61,6 +66,11 @@ public record Topic(Kind kind, String name) {
   /** Changes of the long-running task specs of {@code pool}. */
   public static Topic taskSpecs(String pool) {
     return new Topic(Kind.TASK_SPECS, pool);
+  }
+
+  /** Changes of the live routing weights of {@code pool}. */
+  public static Topic routeWeights(String pool) {
+    return new Topic(Kind.ROUTE_WEIGHTS, pool);
   }
 
   /** Changes of the seed key {@code key}. */

@@ -468,6 +468,28 @@ public abstract class StoreContractTest {
     assertThat(peer().tables().read(h)).isEqualTo(Map.of("m2", "u1"));
   }
 
+  /**
+   * The role decodes its own fields ({@link io.allot.core.assign.TableCodec}): units in field order, empty pieces
+   * dropped, nothing trimmed, an empty or missing field is no units, members in byte order, a unit listed twice
+   * left for the reader to resolve.
+   */
+  @Test
+  void tablesReadDecodedUnits() {
+    String h = key("table");
+    assertThat(store().tables().units(h)).as("never published").isEmpty();
+    assertThat(store().tables().units(h, "m1")).isEmpty();
+    Lease lease = tableLease(store(), h, "g1", "d1");
+    store().tables().publish(lease, h, "g1", Map.of("m2", "u2,,u1,", "m1", "u3", "m3", "", "m4", " u4 ,u3"));
+    assertThat(peer().tables().units(h)).containsExactly(Map.entry("m1", List.of("u3")),
+        Map.entry("m2", List.of("u2", "u1")), Map.entry("m3", List.of()), Map.entry("m4", List.of(" u4 ", "u3")));
+    assertThat(peer().tables().units(h, "m2")).containsExactly("u2", "u1");
+    assertThat(store().tables().units(h, "m3")).as("an empty field").isEmpty();
+    assertThat(store().tables().units(h, "m5")).as("a missing field").isEmpty();
+    String list = key("list");
+    store().seedKeys().replaceList(list, List.of("a"));
+    assertThatThrownBy(() -> store().tables().units(list)).isInstanceOf(IllegalStateException.class);
+  }
+
   // ---------------------------------------------------------------- membership
 
   /** Long enough never to expire during a test on a loaded machine; expiry is forced with {@link #expireMember}. */
@@ -961,6 +983,64 @@ public abstract class StoreContractTest {
       assertThat(poll(released)).as("refused releases announced nothing").isEqualTo("u2");
       assertThat(store().ownership(pool).owners().get("u1")).isEqualTo(new UnitOwner("u1", "m2", s2, again));
     }
+  }
+
+  // ---------------------------------------------------------------- route weights
+
+  @Test
+  void routeWeightsAreReplacedWholeAndClearedByAnEmptySet() {
+    String pool = key("svc");
+    assertThat(store().routeWeights(pool).read()).as("never set").isEmpty();
+    assertThat(store().routeWeights(pool).pool()).isEqualTo(pool);
+    long r1 = store().routeWeights(pool).set(Map.of("v2", 10, "v1", 90));
+    assertThat(peer().routeWeights(pool).read()).containsExactly(Map.entry("v1", 90), Map.entry("v2", 10));
+    long r2 = peer().routeWeights(pool).set(Map.of("v3", 0, "v1", RouteWeights.MAX_WEIGHT));
+    assertThat(r2).isGreaterThan(r1);
+    assertThat(store().routeWeights(pool).read()).as("replaced whole")
+        .isEqualTo(Map.of("v1", RouteWeights.MAX_WEIGHT, "v3", 0));
+    assertThat(store().routeWeights(key("other")).read()).as("another pool").isEmpty();
+    long r3 = store().routeWeights(pool).set(Map.of());
+    assertThat(r3).isGreaterThan(r2);
+    assertThat(peer().routeWeights(pool).read()).as("cleared").isEmpty();
+    assertThat(store().routeWeights(pool).set(Map.of("v1", 1))).isGreaterThan(r3);
+    assertThat(store().routeWeights(pool).read()).isEqualTo(Map.of("v1", 1));
+  }
+
+  @Test
+  void badRouteWeightsAreRefusedAndChangeNothing() {
+    String pool = key("svc");
+    store().routeWeights(pool).set(Map.of("v1", 5));
+    Map<String, Integer> nullWeight = new java.util.HashMap<>();
+    nullWeight.put("v2", null);
+    for (Map<String, Integer> bad : List.of(Map.of("v1", 1, "v2", -1), Map.of("v2", RouteWeights.MAX_WEIGHT + 1),
+        Map.of("", 1), nullWeight)) {
+      assertThatThrownBy(() -> store().routeWeights(pool).set(bad)).as("%s", bad)
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("route weights");
+    }
+    assertThat(peer().routeWeights(pool).read()).isEqualTo(Map.of("v1", 5));
+    assertThatThrownBy(() -> store().routeWeights("")).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aRouteWeightsSetIsAnnouncedWithItsRevision() throws Exception {
+    String pool = key("svc");
+    BlockingQueue<String> got = new LinkedBlockingQueue<>();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.routeWeights(pool), got::add)) {
+      long r1 = store().routeWeights(pool).set(Map.of("v1", 50, "v2", 50));
+      assertThat(poll(got)).isEqualTo(Long.toString(r1));
+      long r2 = store().routeWeights(pool).set(Map.of());
+      assertThat(poll(got)).isEqualTo(Long.toString(r2));
+    }
+  }
+
+  /** Concurrent sets: each is applied whole, one after the other; the last one read is one of them, never a mix. */
+  @Test
+  void concurrentRouteWeightsSetsNeverMix() throws Exception {
+    String pool = key("svc");
+    List<Map<String, Integer>> sets = List.of(Map.of("a", 1, "b", 2), Map.of("c", 3), Map.of("a", 4, "d", 5), Map.of());
+    List<Long> revisions = race(8, i -> () -> (i % 2 == 0 ? store() : peer()).routeWeights(pool).set(sets.get(i % 4)));
+    assertThat(revisions).doesNotHaveDuplicates();
+    assertThat(sets).contains(store().routeWeights(pool).read());
   }
 
   private static String poll(BlockingQueue<String> q) throws InterruptedException {

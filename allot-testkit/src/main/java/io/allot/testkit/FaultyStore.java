@@ -7,6 +7,7 @@ import io.allot.store.MemberRecord;
 import io.allot.store.Membership;
 import io.allot.store.Notifications;
 import io.allot.store.Ownership;
+import io.allot.store.RouteWeights;
 import io.allot.store.Safety;
 import io.allot.store.SeedKeys;
 import io.allot.store.Store;
@@ -17,12 +18,7 @@ import io.allot.store.Tables;
 import io.allot.store.Topic;
 import io.allot.store.UnitHold;
 import io.allot.store.UnitOwner;
-import io.allot.store.jobs.ClaimedJob;
-import io.allot.store.jobs.Job;
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
-import io.allot.store.jobs.NewJob;
-import io.allot.store.jobs.QueueStats;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -31,6 +27,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.SortedMap;
 import java.util.function.Consumer;
 
 /**
@@ -176,16 +173,21 @@ public final class FaultyStore implements Store {
     return seedKeys;
   }
 
+  @Override
+  public RouteWeights routeWeights(String pool) {
+    return new FRouteWeights(delegate.routeWeights(pool));
+  }
+
   /** The queue, with faults applied to every call ({@code jobQueue.<method>}). */
   @Override
   public JobQueue jobQueue(String name) {
-    return new FaultyJobQueue(delegate.jobQueue(name));
+    return new FaultyJobQueue(this, delegate.jobQueue(name));
   }
 
   /** The specs, with faults applied to every call ({@code taskSpecs.<method>}). */
   @Override
   public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
-    return new FaultyTaskSpecs(delegate.taskSpecs(pool));
+    return new FaultyTaskSpecs(this, delegate.taskSpecs(pool));
   }
 
   @Override
@@ -385,6 +387,18 @@ public final class FaultyStore implements Store {
       before("tables.readMember");
       return d.read(tableKey, member);
     }
+
+    @Override
+    public Map<String, List<String>> units(String tableKey) {
+      before("tables.units");
+      return d.units(tableKey);
+    }
+
+    @Override
+    public List<String> units(String tableKey, String member) {
+      before("tables.unitsOfMember");
+      return d.units(tableKey, member);
+    }
   }
 
   private final class FNotifications implements Notifications {
@@ -450,95 +464,10 @@ public final class FaultyStore implements Store {
     }
   }
 
-  private final class FaultyJobQueue implements JobQueue {
-    private final JobQueue d;
+  private final class FRouteWeights implements RouteWeights {
+    private final RouteWeights d;
 
-    FaultyJobQueue(JobQueue d) {
-      this.d = d;
-    }
-
-    @Override
-    public String name() {
-      return d.name();
-    }
-
-    @Override
-    public int enqueue(Collection<NewJob> jobs) {
-      before("jobQueue.enqueue");
-      return d.enqueue(jobs);
-    }
-
-    @Override
-    public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
-      before("jobQueue.claim");
-      return d.claim(worker, max, lockTtl);
-    }
-
-    @Override
-    public boolean extend(String key, long token, Duration lockTtl) {
-      before("jobQueue.extend");
-      return d.extend(key, token, lockTtl);
-    }
-
-    @Override
-    public JobOutcome finish(String key, long token) {
-      before("jobQueue.finish");
-      return d.finish(key, token);
-    }
-
-    @Override
-    public Map<String, JobOutcome> finishAll(Map<String, Long> tokens) {
-      before("jobQueue.finishAll");
-      return d.finishAll(tokens);
-    }
-
-    @Override
-    public JobOutcome fail(String key, long token, String error, Duration backoff) {
-      before("jobQueue.fail");
-      return d.fail(key, token, error, backoff);
-    }
-
-    @Override
-    public Optional<Job> get(String key) {
-      before("jobQueue.get");
-      return d.get(key);
-    }
-
-    @Override
-    public int retry(Collection<String> keys) {
-      before("jobQueue.retry");
-      return d.retry(keys);
-    }
-
-    @Override
-    public int ignore(Collection<String> keys) {
-      before("jobQueue.ignore");
-      return d.ignore(keys);
-    }
-
-    @Override
-    public void limitRate(double tasksPerSecond) {
-      before("jobQueue.limitRate");
-      d.limitRate(tasksPerSecond);
-    }
-
-    @Override
-    public QueueStats stats(int failures) {
-      before("jobQueue.stats");
-      return d.stats(failures);
-    }
-
-    @Override
-    public int purge(Duration age, int max) {
-      before("jobQueue.purge");
-      return d.purge(age, max);
-    }
-  }
-
-  private final class FaultyTaskSpecs implements io.allot.store.tasks.TaskSpecs {
-    private final io.allot.store.tasks.TaskSpecs d;
-
-    FaultyTaskSpecs(io.allot.store.tasks.TaskSpecs d) {
+    FRouteWeights(RouteWeights d) {
       this.d = d;
     }
 
@@ -548,57 +477,15 @@ public final class FaultyStore implements Store {
     }
 
     @Override
-    public io.allot.store.tasks.TaskCreated create(String name, String args, int cost) {
-      before("taskSpecs.create");
-      return d.create(name, args, cost);
+    public long set(Map<String, Integer> weights) {
+      before("routeWeights.set");
+      return d.set(weights);
     }
 
     @Override
-    public java.util.Optional<io.allot.store.tasks.TaskSpec> update(String name, String args, int cost) {
-      before("taskSpecs.update");
-      return d.update(name, args, cost);
-    }
-
-    @Override
-    public java.util.Optional<io.allot.store.tasks.TaskSpec> delete(String name) {
-      before("taskSpecs.delete");
-      return d.delete(name);
-    }
-
-    @Override
-    public java.util.Optional<io.allot.store.tasks.TaskSpec> get(String name) {
-      before("taskSpecs.get");
-      return d.get(name);
-    }
-
-    @Override
-    public List<io.allot.store.tasks.TaskSpec> list() {
-      before("taskSpecs.list");
-      return d.list();
-    }
-
-    @Override
-    public long version() {
-      before("taskSpecs.version");
-      return d.version();
-    }
-
-    @Override
-    public boolean started(String name, io.allot.store.tasks.TaskRun run) {
-      before("taskSpecs.started");
-      return d.started(name, run);
-    }
-
-    @Override
-    public boolean fault(String name, long token, io.allot.store.tasks.TaskFault fault) {
-      before("taskSpecs.fault");
-      return d.fault(name, token, fault);
-    }
-
-    @Override
-    public boolean purge(String name, long revision) {
-      before("taskSpecs.purge");
-      return d.purge(name, revision);
+    public SortedMap<String, Integer> read() {
+      before("routeWeights.read");
+      return d.read();
     }
   }
 }

@@ -150,7 +150,8 @@ class FaultyStoreTest {
       }
     }
     assertThat(names).contains("clock.timeMillis", "leadership.tryAcquire", "membership.register",
-        "ownership.claimAll", "tables.publish", "tables.read", "tables.readMember", "notifications.publish",
+        "ownership.claimAll", "tables.publish", "tables.read", "tables.readMember", "tables.units",
+        "tables.unitsOfMember", "notifications.publish", "routeWeights.set", "routeWeights.read",
         "seedKeys.replaceList");
     assertThat(calls).isGreaterThanOrEqualTo(26);
   }
@@ -164,7 +165,7 @@ class FaultyStoreTest {
     }
     assertThat(roleGetters()).extracting(Method::getName)
         .containsExactlyInAnyOrder("clock", "leadership", "membership", "ownership", "tables", "notifications",
-            "seedKeys");
+            "seedKeys", "routeWeights");
   }
 
   /** The methods of {@link Store} that return a role. */

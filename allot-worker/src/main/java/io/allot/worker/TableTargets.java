@@ -1,14 +1,13 @@
 package io.allot.worker;
 
-import io.allot.core.assign.SeedLayout;
 import io.allot.store.Store;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
 import java.util.List;
 
 /**
- * The target from the distributor's table: this member's field of the distribution hash, {@code "u1,u2,..."}, split
- * as the original layout writes it; a change is announced on {@link Topic#table(String)}.
+ * The target from the distributor's table: this member's units in the distribution hash, decoded by the store's
+ * {@link io.allot.store.Tables#units(String, String)}; a change is announced on {@link Topic#table(String)}.
  */
 final class TableTargets implements TargetSource {
   private final Store store;
@@ -21,7 +20,7 @@ final class TableTargets implements TargetSource {
 
   @Override
   public List<String> read(String memberId) {
-    return SeedLayout.split(store.tables().read(distribution, memberId).orElse(null));
+    return store.tables().units(distribution, memberId);
   }
 
   @Override

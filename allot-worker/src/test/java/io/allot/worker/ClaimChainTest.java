@@ -21,7 +21,7 @@ class ClaimChainTest extends WorkerTestBase {
     AtomicInteger reads = new AtomicInteger();
     AtomicInteger batches = new AtomicInteger();
     counting.intercept(call -> {
-      if (call.equals("tables.readMember")) {
+      if (call.equals("tables.unitsOfMember")) {
         reads.incrementAndGet();
       } else if (call.equals("ownership.claimAll")) {
         batches.incrementAndGet();

@@ -25,7 +25,7 @@ class PlannedHandoffTest extends WorkerTestBase {
     CountDownLatch inRead = new CountDownLatch(1);
     CountDownLatch unblock = new CountDownLatch(1);
     slowA.intercept(call -> {
-      if (call.equals("tables.readMember") && blockReads.get()
+      if (call.equals("tables.unitsOfMember") && blockReads.get()
           && Thread.currentThread().getName().startsWith("allot-worker-loop")) {
         inRead.countDown();
         try {
@@ -62,7 +62,7 @@ class PlannedHandoffTest extends WorkerTestBase {
     FaultyStore countingB = new FaultyStore(mem);
     AtomicInteger reads = new AtomicInteger();
     countingB.intercept(call -> {
-      if (call.equals("tables.readMember")) {
+      if (call.equals("tables.unitsOfMember")) {
         reads.incrementAndGet();
       }
     });

@@ -14,74 +14,49 @@ import java.util.Set;
 public final class SeedLayout {
   private SeedLayout() {}
 
-  /** Rejects a unit the seed layout cannot store. */
+  /** Rejects a unit the seed layout cannot store: {@link TableCodec#checkUnit}. */
   public static String checkUnit(String unit) {
-    Names.checkUnit(unit);
-    if (unit.indexOf(',') >= 0) {
-      throw new IllegalArgumentException(
-          "unit " + Names.quote(unit) + " contains ',', which the distribution hash uses to separate units");
-    }
-    return unit;
-  }
-
-  /** Joins units with {@code ','}; rejects a unit that contains one. */
-  public static String join(List<String> units) {
-    if (units.isEmpty()) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder();
-    for (String u : units) {
-      checkUnit(u);
-      if (b.length() > 0) {
-        b.append(',');
-      }
-      b.append(u);
-    }
-    return b.toString();
-  }
-
-  /** Splits a distribution-hash value into units; the empty string is no units. */
-  public static List<String> split(String value) {
-    List<String> out = new ArrayList<>();
-    if (value == null || value.isEmpty()) {
-      return out;
-    }
-    int from = 0;
-    while (true) {
-      int i = value.indexOf(',', from);
-      String u = i < 0 ? value.substring(from) : value.substring(from, i);
-      if (!u.isEmpty()) {
-        out.add(u);
-      }
-      if (i < 0) {
-        return out;
-      }
-      from = i + 1;
-    }
+    return TableCodec.checkUnit(unit);
   }
 
   /**
-   * Parses a distribution hash ({@code member -> "u1,u2"}) into a table. A unit listed under two
-   * members is kept by the first member in byte order (a corrupt hash must not stop the
-   * distributor); the rest are reported by {@code onConflict}.
+   * Joins units with {@code ','}; rejects a unit that contains one.
+   *
+   * @deprecated the table codec's {@link TableCodec#encode}, under its old name; kept until every caller moved
+   */
+  @Deprecated
+  public static String join(List<String> units) {
+    return TableCodec.encode(units);
+  }
+
+  /**
+   * Splits a distribution-hash value into units; the empty string is no units.
+   *
+   * @deprecated the table codec's {@link TableCodec#decode(String)}, under its old name (a reader of a table reads
+   *     its units through the store's {@code Tables.units}); kept until every caller moved
+   */
+  @Deprecated
+  public static List<String> split(String value) {
+    return new ArrayList<>(TableCodec.decode(value));
+  }
+
+  /**
+   * Parses a distribution hash ({@code member -> "u1,u2"}) into a table: decoded by {@link TableCodec#decode(Map)};
+   * a unit listed twice is kept by the first member in byte order (a corrupt hash must not stop the distributor),
+   * the rest are reported by {@code onConflict} ({@link TableCodec#withoutDuplicates}).
    */
   public static Table parseHash(Map<String, String> hash, java.util.function.Consumer<String> onConflict) {
-    java.util.TreeMap<String, String> sorted = new java.util.TreeMap<>(Names.BYTE_ORDER);
-    sorted.putAll(hash);
-    Set<String> seen = new java.util.HashSet<>();
+    return fromUnits(TableCodec.decode(hash), onConflict);
+  }
+
+  /**
+   * A table from decoded fields (member to units, as {@code Tables.units} reads them): a unit listed twice is kept by
+   * the first member in byte order, the rest are reported by {@code onConflict} ({@link
+   * TableCodec#withoutDuplicates}).
+   */
+  public static Table fromUnits(Map<String, List<String>> units, java.util.function.Consumer<String> onConflict) {
     Table.Builder b = Table.builder();
-    sorted.forEach(
-        (m, v) -> {
-          List<String> units = new ArrayList<>();
-          for (String u : split(v)) {
-            if (seen.add(u)) {
-              units.add(u);
-            } else {
-              onConflict.accept("unit " + Names.quote(u) + " listed twice; dropped from " + Names.quote(m));
-            }
-          }
-          b.put(m, units);
-        });
+    TableCodec.withoutDuplicates(units, onConflict).forEach(b::put);
     return b.build();
   }
 
@@ -123,7 +98,7 @@ public final class SeedLayout {
       if (!membersSeen.add(member)) {
         throw new IllegalArgumentException("line " + lineNo + ": member " + Names.quote(member) + " appears twice");
       }
-      b.put(member, split(line.substring(sep + 1)));
+      b.put(member, TableCodec.decode(line.substring(sep + 1)));
     }
     try {
       return b.build();

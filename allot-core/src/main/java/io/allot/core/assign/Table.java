@@ -136,7 +136,7 @@ public final class Table {
    */
   public Map<String, String> toDistributionHash() {
     Map<String, String> out = new LinkedHashMap<>();
-    byMember.forEach((m, units) -> out.put(m, SeedLayout.join(units)));
+    byMember.forEach((m, units) -> out.put(m, TableCodec.encode(units)));
     return out;
   }
 
@@ -147,7 +147,7 @@ public final class Table {
    */
   public String format() {
     StringBuilder b = new StringBuilder();
-    byMember.forEach((m, units) -> b.append(m).append(':').append(SeedLayout.join(units)).append('\n'));
+    byMember.forEach((m, units) -> b.append(m).append(':').append(TableCodec.encode(units)).append('\n'));
     return b.toString();
   }
 

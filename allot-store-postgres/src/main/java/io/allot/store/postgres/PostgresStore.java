@@ -65,6 +65,7 @@ public final class PostgresStore implements Store {
   private final PgOwnership.Statements ownershipSql;
   private final PgJobQueue.Statements taskQueueSql;
   private final PgTaskSpecs.Statements taskSpecsSql;
+  private final PgRouteWeights.Statements routeWeightsSql;
   private final Safety safety;
 
   private PostgresStore(PostgresStoreConfig config) {
@@ -84,6 +85,7 @@ public final class PostgresStore implements Store {
     this.ownershipSql = new PgOwnership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.taskQueueSql = new PgJobQueue.Statements(s, config.clockMargin());
     this.taskSpecsSql = new PgTaskSpecs.Statements(s);
+    this.routeWeightsSql = new PgRouteWeights.Statements(s);
     this.notifications = new PgNotifications(db, channels, config);
     db.serverBackHint(notifications::isListening);
     notifications.start();
@@ -162,6 +164,13 @@ public final class PostgresStore implements Store {
   public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     db.checkOpen();
     return new PgTaskSpecs(db, channels, taskSpecsSql, Store.checkPool(pool));
+  }
+
+  /** The live routing weights of {@code pool} ({@link PgRouteWeights}: tables {@code route_weights}, ...). */
+  @Override
+  public io.allot.store.RouteWeights routeWeights(String pool) {
+    db.checkOpen();
+    return new PgRouteWeights(db, channels, routeWeightsSql, Store.checkPool(pool));
   }
 
   /**

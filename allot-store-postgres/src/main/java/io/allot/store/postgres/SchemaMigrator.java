@@ -50,7 +50,8 @@ final class SchemaMigrator {
       new Migration(7, "finite queued work (jobs): tasks, task_queues", "schema-v7.sql"),
       new Migration(8, "long-running task specs: task_specs, task_spec_versions", "schema-v8.sql"),
       new Migration(9, "jobs: the finite tables renamed (tasks -> jobs, task_queues -> job_queues)", "schema-v9.sql"),
-      new Migration(10, "jobs: the rate limit's bucket time read under its row lock (functions only)", "schema-v10.sql"));
+      new Migration(10, "jobs: the rate limit's bucket time read under its row lock (functions only)", "schema-v10.sql"),
+      new Migration(11, "live routing weights: route_weights, route_weight_revisions", "schema-v11.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

@@ -16,7 +16,7 @@
 -- FOR SHARE; a claim refused because another live session holds the unit takes no lock); members alone (renew,
 -- update member); ownership -> holds (release unit); several ownership rows in unit order, COLLATE "C" (claim_all,
 -- release_units); holds alone (read holds); keys alone (list operations); task_specs -> task_spec_versions (every task
--- spec write).
+-- spec write); route_weight_revisions -> route_weights (set route weights).
 
 -- ---------------------------------------------------------------- signatures of earlier releases
 
@@ -873,5 +873,26 @@ BEGIN
     PERFORM ${schema}.task_spec_changed(p_pool, p_channel, p_payload);
   END IF;
   RETURN v_done;
+END
+$$;
+
+-- ---------------------------------------------------------------- live routing weights (schema version 11)
+
+-- RouteWeights.set: the pool's weights replaced whole (p_versions[i] -> p_weights[i]; none: cleared), its revision
+-- + 1 (the upsert's row lock serializes the sets of one pool), NOTIFY with the new revision appended to p_payload.
+CREATE OR REPLACE FUNCTION ${schema}.set_route_weights(
+    p_pool text, p_versions text[], p_weights bigint[], p_channel text, p_payload text)
+RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  v_revision bigint;
+BEGIN
+  INSERT INTO ${schema}.route_weight_revisions AS r (pool, revision) VALUES (p_pool, 1)
+  ON CONFLICT (pool) DO UPDATE SET revision = r.revision + 1
+  RETURNING r.revision INTO v_revision;
+  DELETE FROM ${schema}.route_weights w WHERE w.pool = p_pool;
+  INSERT INTO ${schema}.route_weights (pool, version, weight)
+  SELECT p_pool, t.v, t.w::integer FROM unnest(p_versions, p_weights) AS t(v, w);
+  PERFORM pg_notify(p_channel, p_payload || v_revision);
+  RETURN v_revision;
 END
 $$;

@@ -177,7 +177,51 @@ class PostgresSchemaUpgradeTest {
   }
 
   /**
-   * What the SchemaMigrator of release {@code release} (3, 4, 7 or 8) did on an empty database: version table, the
+   * A schema of release 9 (live routing weights kept as the table {@code allot-route:<pool>}, published by the name
+   * "weights") gains the route weights of version 11: the weights it held are copied (a field that is not a weight
+   * skipped, as release 9 skipped it on reading), the revision goes on from the table's epoch, the old table is left
+   * as it was, and the schema ends up as one created by this release.
+   */
+  @Test
+  void theRouteWeightsOfRelease9AreCopiedIntoTheirOwnTables() throws Exception {
+    try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
+      String s = old.quoted();
+      createAsAnEarlierReleaseDid(c, old.name(), 9);
+      for (String pool : List.of("svc", "other")) {
+        String key = "allot-route:" + pool;
+        longOf(c, "SELECT o_epoch FROM " + s + ".publish(?, ?, ?, ?, ?, ?, ?, ?, ?)", key + ":weights", "old",
+            leaseToken(c, s, key + ":weights"), key, "weights",
+            new String[] {"v1", "v2", "note", "huge"}, new String[] {"90", "10", "x", "1000001"}, "allot_x", "old");
+      }
+      longOf(c, "SELECT o_epoch FROM " + s + ".publish(?, ?, ?, ?, ?, ?, ?, ?, ?)", "allot-route:svc:weights", "old",
+          leaseToken(c, s, "allot-route:svc:weights"), "allot-route:svc", "weights", new String[] {"v1"},
+          new String[] {"100"}, "allot_x", "old");
+
+      try (PostgresStore store = PostgresStore.connect(PostgresStoreConfig.builder(old.uri()).build())) {
+        assertThat(store.routeWeights("svc").read()).isEqualTo(Map.of("v1", 100));
+        assertThat(store.routeWeights("other").read()).isEqualTo(Map.of("v1", 90, "v2", 10));
+        assertThat(store.routeWeights("none").read()).isEmpty();
+        assertThat(store.routeWeights("svc").set(Map.of("v2", 1))).as("after the table's epoch 2").isEqualTo(3);
+        assertThat(store.routeWeights("none").set(Map.of("v2", 1))).isEqualTo(1);
+        assertThat(store.tables().read("allot-route:other")).as("left as it was").containsEntry("v1", "90");
+      }
+
+      fresh.connect().close();
+      assertThat(catalog(c, old.name())).as("upgraded schema vs fresh schema").isEqualTo(catalog(c, fresh.name()));
+    }
+  }
+
+  /** The token of a lease on {@code name} that release 9's statements took (held by "old" for a minute). */
+  private static long leaseToken(Connection c, String s, String name) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("INSERT INTO " + s + ".leases (name, last_token, holder, expires_at) VALUES ('" + name
+          + "', 7, 'old', clock_timestamp() + interval '1 minute') ON CONFLICT (name) DO NOTHING");
+    }
+    return 7;
+  }
+
+  /**
+   * What the SchemaMigrator of release {@code release} (3, 4, 7, 8 or 9) did on an empty database: version table, the
    * migrations up to {@code release}, one row each, and (4, 7, 8) its functions with their hash, in {@code schema}.
    */
   private static void createAsAnEarlierReleaseDid(Connection c, String schema, int release) throws SQLException {
@@ -197,7 +241,7 @@ class PostgresSchemaUpgradeTest {
           ins.executeUpdate();
         }
       }
-      if (release >= 4) {
+      if (release >= 4) { // a copy of the functions.sql of that release
         st.execute(legacy("legacy-v" + release + "/functions.sql").replace("${schema}", s));
         st.execute("UPDATE " + s + ".allot_schema_version SET functions_sha256 = 'sha256 of release " + release
             + "' WHERE version = " + release);

@@ -33,6 +33,8 @@ import io.lettuce.core.cluster.SlotHash;
  *     <td>{@code {P}:allot:guard} (a hash: {@code incarnation} = the node's {@code run_id}, {@code not_before} =
  *     store time in ms before which claims are refused)</td></tr>
  * <tr><td>holds</td><td>{@code {P}:allot:holds} (a hash unit -> {@code "member|untilMillis"})</td></tr>
+ * <tr><td>live routing weights</td><td>{@code {P}:allot:weights} (a hash version -> weight) and its revision
+ *     {@code {P}:allot:weights:revision} ({@link RedisRouteWeights})</td></tr>
  * </table>
  *
  * <p>(Unit ownership is not called {@code owners}: {@code {K}:allot:owners} already names the field -> pool hash of
@@ -98,6 +100,16 @@ public final class RedisKeys {
   /** The holds of pool {@code pool}: a hash unit -> {@code "member|untilMillis"}. */
   public static String holds(String pool) {
     return companion(pool, "allot:holds");
+  }
+
+  /** The live routing weights of pool {@code pool}: a hash version -> weight. */
+  public static String routeWeights(String pool) {
+    return companion(pool, "allot:weights");
+  }
+
+  /** The revision of the live routing weights of pool {@code pool} (a counter; no expiry). */
+  public static String routeWeightsRevision(String pool) {
+    return companion(pool, "allot:weights:revision");
   }
 
   /** The key holding lease {@code name} (value {@code "<token>:<holder>"}, with a PX expiry). */

@@ -4,6 +4,7 @@ import io.allot.store.Leadership;
 import io.allot.store.Membership;
 import io.allot.store.Notifications;
 import io.allot.store.Ownership;
+import io.allot.store.RouteWeights;
 import io.allot.store.Safety;
 import io.allot.store.SeedKeys;
 import io.allot.store.Store;
@@ -131,6 +132,12 @@ public final class RedisStore implements Store {
   @Override
   public SeedKeys seedKeys() {
     return seedKeys;
+  }
+
+  /** The live routing weights of {@code pool} ({@link RedisRouteWeights}: its keys in the pool's slot). */
+  @Override
+  public RouteWeights routeWeights(String pool) {
+    return new RedisRouteWeights(connection, Store.checkPool(pool));
   }
 
   /** The long-running task specs of {@code pool} ({@link RedisTaskSpecs}: its keys all in one slot, {@link SpecKeys}). */

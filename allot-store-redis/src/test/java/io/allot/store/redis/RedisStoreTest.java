@@ -54,6 +54,30 @@ class RedisStoreTest extends RedisContractTest {
   }
 
   /**
+   * Live routing weights: a hash and a revision in the pool's slot; weights a release before the role wrote (the
+   * table {@code allot-route:<pool>}, published under the name "weights") stay in force until the pool's first set
+   * through the role, which then alone counts, a clear included.
+   */
+  @Test
+  void routeWeightsLiveInThePoolsSlotAndEarlierWeightsStayInForceUntilTheFirstSet() {
+    String pool = key("svc");
+    String legacy = "allot-route:" + pool;
+    Lease lease = store.leadership().tryAcquire(Tables.leaseName(legacy, "weights"), "old", Duration.ofSeconds(30))
+        .orElseThrow();
+    store.tables().publish(lease, legacy, "weights", Map.of("v1", "90", "v2", "10", "note", "not a weight"));
+    assertThat(store.routeWeights(pool).read()).isEqualTo(Map.of("v1", 90, "v2", 10));
+
+    long revision = store.routeWeights(pool).set(Map.of("v3", 7));
+    assertThat(raw.hgetall("{" + pool + "}:allot:weights")).isEqualTo(Map.of("v3", "7"));
+    assertThat(raw.get("{" + pool + "}:allot:weights:revision")).isEqualTo(Long.toString(revision));
+    assertThat(store.routeWeights(pool).read()).isEqualTo(Map.of("v3", 7));
+    store.routeWeights(pool).set(Map.of());
+    assertThat(raw.exists("{" + pool + "}:allot:weights")).isZero();
+    assertThat(store.routeWeights(pool).read()).as("cleared: the earlier table no longer counts").isEmpty();
+    assertThat(raw.hgetall(legacy)).as("left in place").containsKeys("v1", "v2");
+  }
+
+  /**
    * A publication writes only what changed since this client's previous one of the pool (same lease): a field
    * written meanwhile by a client that is not allot keeps that value as long as its own entry does not change, which
    * shows it was not rewritten; the changed and the dropped fields are. The seed layout stays as it was, and the

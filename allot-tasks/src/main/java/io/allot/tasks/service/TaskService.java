@@ -204,7 +204,7 @@ public final class TaskService {
   }
 
   private PoolState poolState(Map<String, MemberRecord> members, List<TaskSpec> specs) {
-    Map<String, List<String>> table = PoolState.parseTable(guard(() -> store.tables().read(tableKey)));
+    Map<String, List<String>> table = guard(() -> store.tables().units(tableKey));
     long now = guard(() -> store.clock().timeMillis());
     Map<String, Integer> costs = new LinkedHashMap<>();
     for (TaskSpec s : specs) {

@@ -1,8 +1,7 @@
 package io.allot.tasks.status;
 
+import io.allot.core.assign.TableCodec;
 import io.allot.store.MemberRecord;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -15,7 +14,10 @@ import java.util.Objects;
  *
  * @param nowMillis the store's time ({@link io.allot.store.StoreClock}), epoch milliseconds
  * @param members   the pool's registrations by id, expired ones included ({@link io.allot.store.Membership#members()})
- * @param table     the published table: member id to the units of its field, in order (see {@link #parseTable})
+ * @param table     the published table: member id to the units of its field, in order, as
+ *                  {@link io.allot.store.Tables#units(String)} reads it; a unit listed under two members counts for
+ *                  the first in byte order only ({@link TableCodec#withoutDuplicates}), as the distributor and the
+ *                  router read it
  * @param costs     the cost of every live task of the pool by name; table units that are not here cost nothing
  * @param clockMarginMillis the store's clock margin ({@link io.allot.store.Safety#clockMargin()}): a claim whose
  *                  lease ended less than this long ago may still be running (claims wait for it too)
@@ -31,29 +33,11 @@ public record PoolState(long nowMillis, Map<String, MemberRecord> members, Map<S
 
   public PoolState {
     members = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(members, "members")));
-    Map<String, List<String>> t = new LinkedHashMap<>();
-    Objects.requireNonNull(table, "table").forEach((m, units) -> t.put(m, List.copyOf(units)));
-    table = Collections.unmodifiableMap(t);
+    table = TableCodec.withoutDuplicates(Objects.requireNonNull(table, "table"), duplicate -> { });
     costs = Collections.unmodifiableMap(new LinkedHashMap<>(Objects.requireNonNull(costs, "costs")));
     if (clockMarginMillis < 0) {
       throw new IllegalArgumentException("clockMarginMillis must be >= 0 but was " + clockMarginMillis);
     }
-  }
-
-  /**
-   * The fields of a table as the store holds them ({@code member -> "u1,u2"}, {@link io.allot.store.Tables#read})
-   * split into units; empty units are dropped.
-   */
-  public static Map<String, List<String>> parseTable(Map<String, String> fields) {
-    Map<String, List<String>> out = new LinkedHashMap<>();
-    fields.forEach((member, csv) -> {
-      List<String> units = new ArrayList<>();
-      if (csv != null) {
-        Arrays.stream(csv.split(",")).map(String::trim).filter(u -> !u.isEmpty()).forEach(units::add);
-      }
-      out.put(member, units);
-    });
-    return out;
   }
 
   /** The sum of the costs of the live tasks the table gives {@code member} (0 without a field). */

@@ -147,8 +147,12 @@ class TaskStatusesTest {
   }
 
   @Test
-  void parseTableSplitsFields() {
-    assertThat(PoolState.parseTable(Map.of("m1", "a,b", "m2", ""))).containsEntry("m1", List.of("a", "b"))
-        .containsEntry("m2", List.of());
+  void aUnitListedUnderTwoMembersCountsForTheFirstInByteOrderOnly() {
+    PoolState p = pool(Map.of("m2", List.of("a", "b"), "m1", List.of("a"), "m3", List.of()), Map.of("a", 5, "b", 1),
+        member("m1", 1, true, 1, 10), member("m2", 1, true, 1, 10));
+    assertThat(p.table()).containsEntry("m1", List.of("a")).containsEntry("m2", List.of("b"))
+        .containsEntry("m3", List.of());
+    assertThat(p.used("m1")).isEqualTo(5);
+    assertThat(p.used("m2")).as("'a' is m1's").isEqualTo(1);
   }
 }

@@ -1,0 +1,110 @@
+package io.allot.store.memory;
+
+import io.allot.store.SeedKeys;
+import io.allot.store.Topic;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * {@link SeedKeys} of the {@link MemoryStore}: the lists and hashes of {@link MemoryState#data}, under its lock.
+ * Immutable (the state is the store's).
+ */
+final class MemorySeedKeys implements SeedKeys {
+  private final MemoryState s;
+
+  MemorySeedKeys(MemoryState state) {
+    this.s = state;
+  }
+
+  @Override
+  public List<String> list(String key) {
+    Objects.requireNonNull(key, "key");
+    synchronized (s.lock) {
+      s.checkOpen();
+      List<String> list = s.listOrNull(key);
+      return list == null ? List.of() : List.copyOf(list);
+    }
+  }
+
+  @Override
+  public boolean addToList(String key, String value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    synchronized (s.lock) {
+      s.checkOpen();
+      List<String> list = s.listOrNull(key);
+      if (list != null && list.contains(value)) {
+        return false;
+      }
+      if (list == null) {
+        list = new ArrayList<>();
+        s.data.put(key, list);
+      }
+      list.add(0, value);
+      s.announce(Topic.key(key), "lpush");
+      return true;
+    }
+  }
+
+  @Override
+  public boolean removeFromList(String key, String value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    synchronized (s.lock) {
+      s.checkOpen();
+      List<String> list = s.listOrNull(key);
+      if (list == null) {
+        return false;
+      }
+      boolean removed = list.removeIf(value::equals);
+      if (list.isEmpty()) {
+        s.data.remove(key);
+      }
+      if (removed) {
+        s.announce(Topic.key(key), "lrem");
+      }
+      return removed;
+    }
+  }
+
+  @Override
+  public void replaceList(String key, List<String> values) {
+    Objects.requireNonNull(key, "key");
+    List<String> copy = new ArrayList<>(values.size());
+    for (String v : values) {
+      copy.add(Objects.requireNonNull(v, "list values must not be null"));
+    }
+    synchronized (s.lock) {
+      s.checkOpen();
+      if (copy.isEmpty()) {
+        s.data.remove(key);
+      } else {
+        s.data.put(key, copy);
+      }
+      s.announce(Topic.key(key), "replace");
+    }
+  }
+
+  @Override
+  public Map<String, String> hash(String key) {
+    Objects.requireNonNull(key, "key");
+    synchronized (s.lock) {
+      s.checkOpen();
+      Map<String, String> hash = s.hashOrNull(key);
+      return hash == null ? Map.of() : Map.copyOf(hash);
+    }
+  }
+
+  @Override
+  public String hashField(String key, String field) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(field, "field");
+    synchronized (s.lock) {
+      s.checkOpen();
+      Map<String, String> h = s.hashOrNull(key);
+      return h == null ? null : h.get(field);
+    }
+  }
+}
