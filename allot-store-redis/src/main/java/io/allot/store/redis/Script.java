@@ -25,18 +25,28 @@ record Script(String name, String text, String sha) {
   /** Where the files are, relative to this class's package. */
   static final String FOLDER = "lua/";
 
+  /** The script of {@code file} (under {@link #FOLDER}): the shared prelude, then the file. */
+  static Script load(String file) {
+    return of(file, read(SHARED_PRELUDE) + read(file));
+  }
+
   /**
-   * The script of {@code file} (under {@link #FOLDER}): the shared prelude, then {@code rolePrelude} (null: none),
-   * then the file.
-   *
-   * @throws IllegalStateException if a file is missing
+   * The script of {@code file} (under {@link #FOLDER}): the shared prelude, then {@code rolePrelude} (the prelude of
+   * the file's role), then the file.
    */
   static Script load(String file, String rolePrelude) {
-    String text = read(SHARED_PRELUDE) + (rolePrelude == null ? "" : read(rolePrelude)) + read(file);
+    return of(file, read(SHARED_PRELUDE) + read(rolePrelude) + read(file));
+  }
+
+  private static Script of(String file, String text) {
     return new Script(file.substring(0, file.length() - ".lua".length()), text, sha1(text));
   }
 
-  /** The text of {@code file} under {@link #FOLDER}, as UTF-8. */
+  /**
+   * The text of {@code file} under {@link #FOLDER}, as UTF-8.
+   *
+   * @throws IllegalStateException if it is missing
+   */
   static String read(String file) {
     try (InputStream in = Script.class.getResourceAsStream(FOLDER + file)) {
       if (in == null) {

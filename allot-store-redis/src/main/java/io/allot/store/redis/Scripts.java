@@ -15,20 +15,20 @@ final class Scripts {
   // ---------------------------------------------------------------- lists (RedisSeedKeys): KEYS the list
 
   /** LPUSH if absent, PUBLISH. */
-  static final Script ADD_IF_ABSENT = Script.load("lists/add_if_absent.lua", null);
+  static final Script ADD_IF_ABSENT = Script.load("lists/add_if_absent.lua");
   /** LREM every occurrence, PUBLISH. */
-  static final Script REMOVE_FROM_LIST = Script.load("lists/remove.lua", null);
+  static final Script REMOVE_FROM_LIST = Script.load("lists/remove.lua");
   /** DEL, RPUSH in chunks, PUBLISH. */
-  static final Script REPLACE_LIST = Script.load("lists/replace.lua", null);
+  static final Script REPLACE_LIST = Script.load("lists/replace.lua");
 
   // ---------------------------------------------------------------- leases (RedisLeadership): KEYS lease [, token]
 
   /** A new token from the lease's counter if the lease is free. */
-  static final Script ACQUIRE = Script.load("leases/acquire.lua", null);
+  static final Script ACQUIRE = Script.load("leases/acquire.lua");
   /** PEXPIRE if still held. */
-  static final Script RENEW = Script.load("leases/renew.lua", null);
+  static final Script RENEW = Script.load("leases/renew.lua");
   /** Compare-and-delete. */
-  static final Script RELEASE = Script.load("leases/release.lua", null);
+  static final Script RELEASE = Script.load("leases/release.lua");
 
   // ---------------------------------------------------------------- tables (RedisTables)
 
