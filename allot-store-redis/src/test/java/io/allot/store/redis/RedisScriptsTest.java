@@ -8,6 +8,8 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -27,10 +29,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The Lua of the Redis store as files: every file under {@code lua/} is named by the Java code exactly once (no
- * orphan script, no missing file), the indexes ({@link Scripts}, {@link JobScripts}, {@link SpecScripts}) hold every
- * script once, each compiles on the real Redis under the SHA the store runs it by, no Lua is left in Java strings,
- * and the shared prelude's rules (the token rule, the counter, the clock, number formatting, chunks, type errors)
- * do what {@code prelude.lua} says.
+ * orphan script, no missing file), the Java code holds every script once (the indexes {@link Scripts},
+ * {@link JobScripts}, {@link SpecScripts} list theirs), each compiles on the real Redis under the SHA the store runs
+ * it by, no Lua is left in Java strings, and the shared prelude's rules (the token rule, the counter, the clock,
+ * number formatting, chunks, type errors) do what {@code prelude.lua} says.
  */
 class RedisScriptsTest {
   private static final Path MAIN = Path.of("src/main/java/io/allot/store/redis");
@@ -54,11 +56,28 @@ class RedisScriptsTest {
     rawRedis.close();
   }
 
-  private static List<Script> all() {
-    List<Script> all = new ArrayList<>(Scripts.ALL);
-    all.addAll(JobScripts.ALL);
-    all.addAll(SpecScripts.ALL);
+  /** Every script the Java code holds: the static {@link Script} fields of this package's classes. */
+  private static List<Script> all() throws IOException, ReflectiveOperationException {
+    List<Script> all = new ArrayList<>();
+    try (Stream<Path> files = Files.walk(MAIN)) {
+      for (Path f : files.filter(f -> f.toString().endsWith(".java")).sorted().toList()) {
+        String name = f.getFileName().toString().replace(".java", "");
+        all.addAll(scriptsOf(Class.forName(Script.class.getPackageName() + "." + name)));
+      }
+    }
     return all;
+  }
+
+  /** The static {@link Script} fields of {@code c}. */
+  private static List<Script> scriptsOf(Class<?> c) throws ReflectiveOperationException {
+    List<Script> out = new ArrayList<>();
+    for (Field field : c.getDeclaredFields()) {
+      if (Modifier.isStatic(field.getModifiers()) && field.getType() == Script.class) {
+        field.setAccessible(true);
+        out.add((Script) field.get(null));
+      }
+    }
+    return out;
   }
 
   /** The Lua files, as paths relative to {@code lua/} with '/'. */
@@ -89,12 +108,15 @@ class RedisScriptsTest {
   }
 
   @Test
-  void theIndexesHoldEveryScriptOnceAfterItsPreludes() throws IOException {
+  void theJavaCodeHoldsEveryScriptOnceAfterItsPreludes() throws Exception {
     List<String> names = all().stream().map(Script::name).toList();
     assertThat(names).doesNotHaveDuplicates();
     Set<String> scripts = luaFiles().stream().filter(f -> !f.endsWith("prelude.lua"))
         .map(f -> f.substring(0, f.length() - ".lua".length())).collect(Collectors.toCollection(TreeSet::new));
     assertThat(new TreeSet<>(names)).isEqualTo(scripts);
+    assertThat(Scripts.ALL).as("Scripts.ALL (preloaded)").containsExactlyInAnyOrderElementsOf(scriptsOf(Scripts.class));
+    assertThat(JobScripts.ALL).containsExactlyInAnyOrderElementsOf(scriptsOf(JobScripts.class));
+    assertThat(SpecScripts.ALL).containsExactlyInAnyOrderElementsOf(scriptsOf(SpecScripts.class));
     String shared = Script.read(Script.SHARED_PRELUDE);
     for (Script s : all()) {
       assertThat(s.text()).as(s.name()).startsWith(shared).endsWith(Script.read(s.name() + ".lua"));
@@ -103,7 +125,7 @@ class RedisScriptsTest {
   }
 
   @Test
-  void everyScriptCompilesOnRedisUnderItsSha() {
+  void everyScriptCompilesOnRedisUnderItsSha() throws Exception {
     for (Script s : all()) {
       assertThat(raw.scriptLoad(s.text())).as("SCRIPT LOAD of %s", s.name()).isEqualTo(s.sha());
     }
