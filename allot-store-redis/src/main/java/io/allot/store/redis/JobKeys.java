@@ -8,7 +8,7 @@ import java.util.List;
  * {@code {allot:q:Q}:jobs}, {@code {allot:q:Q}:ready} and so on. The {@code allot:q:} prefix keeps the queue's
  * slot apart from a pool or list named Q, and makes different names give different keys (a queue named
  * <code>{x}</code> gets {@code allot:q:{x}:jobs}, a queue named {@code x} gets {@code {allot:q:x}:jobs}). What
- * each key holds: {@link JobScripts}.
+ * each key holds: the comment of {@code lua/jobs/prelude.lua} ({@link JobScripts}).
  */
 final class JobKeys {
   /**

@@ -130,7 +130,7 @@ final class RedisConnection {
   }
 
   /** Runs {@code script} with EVALSHA, falling back to EVAL when the server does not have it cached. */
-  <T> T run(String op, Scripts.Script script, ScriptOutputType type, String[] keys, String... args) {
+  <T> T run(String op, Script script, ScriptOutputType type, String[] keys, String... args) {
     return call(op, r -> {
       try {
         return r.evalsha(script.sha(), type, keys, args);
@@ -142,7 +142,7 @@ final class RedisConnection {
   }
 
   /** Runs a script that answers 1 (yes) or 0 (no). */
-  boolean runForFlag(String op, Scripts.Script script, String[] keys, String... args) {
+  boolean runForFlag(String op, Script script, String[] keys, String... args) {
     Long result = run(op, script, ScriptOutputType.INTEGER, keys, args);
     return result != null && result == 1L;
   }
@@ -223,7 +223,7 @@ final class RedisConnection {
 
   private void loadScripts() {
     try {
-      for (Scripts.Script s : Scripts.ALL) {
+      for (Script s : Scripts.ALL) {
         String sha = redis.scriptLoad(s.text());
         if (!s.sha().equals(sha)) {
           log.warn("{} returned SHA {} for script {}, expected {}", where, sha, s.name(), s.sha());

@@ -187,7 +187,7 @@ final class RedisJobQueue implements JobQueue {
     return byHand("ignore", JobScripts.IGNORE, keys);
   }
 
-  private int byHand(String what, Scripts.Script script, Collection<String> jobKeys) {
+  private int byHand(String what, Script script, Collection<String> jobKeys) {
     jobKeys.forEach(JobLimits::checkKey);
     if (jobKeys.isEmpty()) {
       return 0;

@@ -27,16 +27,8 @@ import org.slf4j.LoggerFactory;
 final class RedisRouteWeights extends PoolScoped implements RouteWeights {
   private static final Logger log = LoggerFactory.getLogger(RedisRouteWeights.class);
 
-  /** KEYS: the weights hash, the revision counter; ARGV: the channel, then version, weight pairs. */
-  static final String SET = """
-      redis.call('DEL', KEYS[1])
-      for i = 2, #ARGV, 2 do
-        redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1])
-      end
-      local revision = redis.call('INCR', KEYS[2])
-      redis.call('PUBLISH', ARGV[1], tostring(revision))
-      return revision
-      """;
+  /** KEYS the weights hash, the revision counter (routes/set_weights.lua). */
+  static final Script SET = Script.load("routes/set_weights.lua");
 
   /** The table key under which releases before the role kept a pool's weights. */
   static String legacyKey(String pool) {
@@ -59,7 +51,7 @@ final class RedisRouteWeights extends PoolScoped implements RouteWeights {
       args.add(Integer.toString(weight));
     });
     Long revision = redis.call("set route weights of " + pool,
-        r -> r.eval(SET, ScriptOutputType.INTEGER, keys, args.toArray(new String[0])));
+        r -> r.eval(SET.text(), ScriptOutputType.INTEGER, keys, args.toArray(new String[0])));
     return revision;
   }
 

@@ -33,7 +33,7 @@ import java.util.Objects;
  * <h2>Safety</h2>
  * At connect, {@link RedisDurability} checks every node's durability settings ({@link #safety()}); a replica, or a
  * {@code maxmemory-policy} that evicts (unless allowed), is refused. Claims honour the clock margin and each pool's
- * lost-state guard (see {@link Scripts}); tokens are never below Redis time in microseconds.
+ * lost-state guard (the Lua of {@link Scripts#CLAIM_ALL}); tokens are never below Redis time in microseconds.
  *
  * <p>Subscriptions survive reconnects (Lettuce re-subscribes), but messages published meanwhile are lost: poll too.
  * Each store owns its Lettuce client resources (2 I/O threads): share one per process.

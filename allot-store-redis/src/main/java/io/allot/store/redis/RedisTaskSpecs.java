@@ -115,7 +115,7 @@ final class RedisTaskSpecs implements TaskSpecs {
     TaskLimits.checkCost(cost);
   }
 
-  private List<Object> run(String op, Scripts.Script script, String name, String... more) {
+  private List<Object> run(String op, Script script, String name, String... more) {
     String[] argv = new String[2 + more.length];
     argv[0] = channel;
     argv[1] = name;

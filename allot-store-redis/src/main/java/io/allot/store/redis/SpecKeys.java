@@ -6,10 +6,10 @@ import java.util.List;
  * The Redis keys of the long-running task specs of pool {@code P}: {@link RedisKeys#companion companions} of
  * {@code allot:specs:P}, so all of a pool's spec keys are in one Cluster slot whatever the pool's name holds ('{',
  * '}', ':'): for a name without braces, {@code {allot:specs:P}:specs}, {@code {allot:specs:P}:args} and so on. As
- * for task queues ({@link JobKeys}), the {@code allot:specs:} prefix keeps these keys apart from the pool's own
+ * for job queues ({@link JobKeys}), the {@code allot:specs:} prefix keeps these keys apart from the pool's own
  * companions (membership, ownership) and from a queue or list named P, and makes different pool names give different
  * keys (a pool named <code>{x}</code> gets {@code allot:specs:{x}:specs}, a pool named {@code x} gets
- * {@code {allot:specs:x}:specs}). What each key holds: {@link SpecScripts}.
+ * {@code {allot:specs:x}:specs}). What each key holds: {@code lua/tasks/prelude.lua} ({@link SpecScripts}).
  */
 final class SpecKeys {
   /** The keys' suffixes, in the order the scripts take them as KEYS. */

@@ -1,0 +1,22 @@
+-- tables/prelude.lua: the prelude of the publication scripts (after prelude.lua), after their lease check.
+-- KEYS of both: [1] the distribution hash (the table), [2] its epoch, [3] the pool's field set, [4] owners (field ->
+-- pool), [5] the table lease, [6] publication marks (pool -> epoch of its last publication); ARGV[1] the expected
+-- lease value "token:holder", [2] the pool, [3] the table's channel, then the script's own.
+
+-- writes field f as the pool's; when another pool wrote f last, that pool's publication mark is dropped (its next
+-- publication is a full one: what it last wrote is no longer all in the hash)
+local function set_field(f, v)
+  local o = redis.call('HGET', KEYS[4], f)
+  if o and o ~= ARGV[2] then redis.call('HDEL', KEYS[6], o) end
+  redis.call('HSET', KEYS[1], f, v)
+  if o ~= ARGV[2] then redis.call('HSET', KEYS[4], f, ARGV[2]) end
+  redis.call('SADD', KEYS[3], f)
+end
+
+-- increments the epoch, records it as the pool's mark and publishes it; returns {1, epoch}
+local function finish()
+  local epoch = redis.call('INCR', KEYS[2])
+  redis.call('HSET', KEYS[6], ARGV[2], tostring(epoch))
+  redis.call('PUBLISH', ARGV[3], tostring(epoch))
+  return {1, epoch}
+end
