@@ -279,7 +279,7 @@ public abstract class StoreContractTest {
   }
 
   @Test
-  void tableLeaseNameJoinsHashKeyAndGroup() {
+  void tableLeaseNameJoinsHashKeyAndPool() {
     assertThat(Tables.leaseName("sys-matching-table", "g1")).isEqualTo("sys-matching-table:g1");
     assertThat(Tables.leaseName("app:table", "app:robots:list")).isEqualTo("app:table:app%3Arobots%3Alist");
     assertThat(Tables.leaseName("t", "a%3Ab")).as("injective").isNotEqualTo(Tables.leaseName("t", "a:b"));
