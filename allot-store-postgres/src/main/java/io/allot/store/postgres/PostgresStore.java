@@ -1,15 +1,11 @@
 package io.allot.store.postgres;
 
-import io.allot.store.Leadership;
 import io.allot.store.Membership;
-import io.allot.store.Notifications;
 import io.allot.store.Ownership;
 import io.allot.store.Safety;
-import io.allot.store.SeedKeys;
 import io.allot.store.Store;
-import io.allot.store.StoreClock;
 import io.allot.store.StoreUnavailableException;
-import io.allot.store.Tables;
+import io.allot.store.spi.AbstractStore;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -50,43 +46,33 @@ import org.slf4j.LoggerFactory;
  * No call is retried automatically: the outcome of a write that failed that way is unknown (every write of the SPI
  * is safe to retry).
  */
-public final class PostgresStore implements Store {
+public final class PostgresStore extends AbstractStore {
   private static final Logger log = LoggerFactory.getLogger(PostgresStore.class);
 
   private final PostgresStoreConfig config;
   private final PgJdbc db;
   private final PgChannels channels;
-  private final StoreClock clock;
-  private final Leadership leadership;
-  private final SeedKeys seedKeys;
-  private final Tables tables;
   private final PgNotifications notifications;
   private final PgMembership.Statements membershipSql;
   private final PgOwnership.Statements ownershipSql;
   private final PgJobQueue.Statements taskQueueSql;
   private final PgTaskSpecs.Statements taskSpecsSql;
   private final PgRouteWeights.Statements routeWeightsSql;
-  private final Safety safety;
 
-  private PostgresStore(PostgresStoreConfig config) {
+  /** The store over {@code db}, whose server was checked and whose schema is ready; {@code s} is the quoted schema. */
+  private PostgresStore(PostgresStoreConfig config, PgJdbc db, Safety safety, String s, PgChannels channels,
+      PgSeedKeys seedKeys, PgNotifications notifications) {
+    super(safety, new PgClock(db), new PgLeadership(db, s), new PgTables(db, channels, seedKeys, s), notifications,
+        seedKeys);
     this.config = config;
-    this.db = new PgJdbc(config);
-    PgDurability.Assessment durability = checkServer();
-    prepareSchema();
-    this.safety = new Safety(config.lostStateGuard(), config.clockMargin(), durability.lossPossible(),
-        durability.findings());
-    String s = SchemaMigrator.quote(config.schema());
-    this.channels = new PgChannels(config.schema());
-    this.clock = new PgClock(db);
-    this.leadership = new PgLeadership(db, s);
-    this.seedKeys = new PgSeedKeys(db, channels, s);
-    this.tables = new PgTables(db, channels, seedKeys, s);
+    this.db = db;
+    this.channels = channels;
     this.membershipSql = new PgMembership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.ownershipSql = new PgOwnership.Statements(s, config.lostStateGuard(), config.clockMargin());
     this.taskQueueSql = new PgJobQueue.Statements(s, config.clockMargin());
     this.taskSpecsSql = new PgTaskSpecs.Statements(s);
     this.routeWeightsSql = new PgRouteWeights.Statements(s);
-    this.notifications = new PgNotifications(db, channels, config);
+    this.notifications = notifications;
     db.serverBackHint(notifications::isListening);
     notifications.start();
     log.info("connected to {}", db.where());
@@ -111,7 +97,16 @@ public final class PostgresStore implements Store {
    * @throws StoreUnavailableException if the server cannot be reached (the message names the URL, without password)
    */
   public static PostgresStore connect(PostgresStoreConfig config) {
-    return new PostgresStore(Objects.requireNonNull(config, "config"));
+    Objects.requireNonNull(config, "config");
+    PgJdbc db = new PgJdbc(config);
+    PgDurability.Assessment durability = checkServer(config, db);
+    prepareSchema(config, db);
+    Safety safety = new Safety(config.lostStateGuard(), config.clockMargin(), durability.lossPossible(),
+        durability.findings());
+    String s = SchemaMigrator.quote(config.schema());
+    PgChannels channels = new PgChannels(config.schema());
+    return new PostgresStore(config, db, safety, s, channels, new PgSeedKeys(db, channels, s),
+        new PgNotifications(db, channels, config));
   }
 
   public PostgresStoreConfig config() {
@@ -131,22 +126,6 @@ public final class PostgresStore implements Store {
   @Override
   public String describe() {
     return db.where();
-  }
-
-  /** The guard and margin in force, and what the durability check found at connect. */
-  @Override
-  public Safety safety() {
-    return safety;
-  }
-
-  @Override
-  public StoreClock clock() {
-    return clock;
-  }
-
-  @Override
-  public Leadership leadership() {
-    return leadership;
   }
 
   @Override
@@ -185,21 +164,6 @@ public final class PostgresStore implements Store {
   }
 
   @Override
-  public Tables tables() {
-    return tables;
-  }
-
-  @Override
-  public Notifications notifications() {
-    return notifications;
-  }
-
-  @Override
-  public SeedKeys seedKeys() {
-    return seedKeys;
-  }
-
-  @Override
   public void close() {
     if (!db.markClosed()) {
       return;
@@ -209,17 +173,12 @@ public final class PostgresStore implements Store {
     log.info("closed connections to {}", db.where());
   }
 
-  @Override
-  public String toString() {
-    return "PostgresStore[" + db.where() + "]";
-  }
-
   /**
    * The durability check (closing the pool if it fails): refuses a standby, logs each finding once at WARN.
    *
    * @throws IllegalStateException if the server is in recovery
    */
-  private PgDurability.Assessment checkServer() {
+  private static PgDurability.Assessment checkServer(PostgresStoreConfig config, PgJdbc db) {
     try (Connection c = db.pooledConnection()) {
       PgDurability.Assessment a = PgDurability.assess(config.url().description(), PgDurability.read(c));
       a.findings().forEach(f -> log.warn("{}: {}", db.where(), f));
@@ -234,7 +193,7 @@ public final class PostgresStore implements Store {
   }
 
   /** Creates or migrates the schema (closing the pool if that fails). */
-  private void prepareSchema() {
+  private static void prepareSchema(PostgresStoreConfig config, PgJdbc db) {
     String schema = config.schema();
     String url = config.url().description();
     try (Connection c = db.pooledConnection()) {
@@ -243,7 +202,7 @@ public final class PostgresStore implements Store {
         log.info("PostgreSQL schema {} on {} migrated from version {} to {}", schema, url, before,
             SchemaMigrator.LATEST);
       }
-      checkEncoding(c);
+      checkEncoding(db, c);
     } catch (SQLException e) {
       db.close();
       RuntimeException t = db.translate("create schema " + schema, e);
@@ -257,7 +216,7 @@ public final class PostgresStore implements Store {
     }
   }
 
-  private void checkEncoding(Connection c) throws SQLException {
+  private static void checkEncoding(PgJdbc db, Connection c) throws SQLException {
     try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SHOW server_encoding")) {
       if (rs.next() && !"UTF8".equalsIgnoreCase(rs.getString(1))) {
         log.warn("{} uses encoding {}: keys and values outside it will be refused (use a UTF8 database)", db.where(),

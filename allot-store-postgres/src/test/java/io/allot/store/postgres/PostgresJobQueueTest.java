@@ -13,49 +13,32 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The job-queue contract on PostgreSQL (a schema of its own), two stores as two processes would have: claims go
  * through one, completions through the other. Plus what SQL users see in the table.
  */
 class PostgresJobQueueTest extends JobQueueContractTest {
-  private static final TestSchema SCHEMA = TestSchema.random();
-  private static PostgresStore store;
-  private static PostgresStore peer;
-  private static boolean flip;
-
-  @BeforeAll
-  static void connect() {
-    store = SCHEMA.connect();
-    peer = SCHEMA.connect();
-  }
-
-  @AfterAll
-  static void disconnect() {
-    if (store != null) {
-      store.close();
-      peer.close();
-    }
-    SCHEMA.close();
-  }
+  @RegisterExtension
+  static final PeerStores STORES = new PeerStores();
+  private static final TestSchema SCHEMA = STORES.schema();
 
   @Override
   protected JobQueue queue(String name) {
-    flip = !flip;
-    return (flip ? store : peer).jobQueue(name);
+    return STORES.next().jobQueue(name);
   }
 
   @Override
   protected StoreClock clock() {
-    return store.clock();
+    return STORES.store().clock();
   }
+
 
   @Test
   void sqlUsersSeeTheStatusCodesInTheJobsTable() throws SQLException {
-    JobQueue q = store.jobQueue("sql-visible");
+    JobQueue q = STORES.store().jobQueue("sql-visible");
     q.enqueue(List.of(NewJob.of("a", "{\"to\":\"x@example.org\"}"), NewJob.of("b")));
     ClaimedJob c = q.claim("w", 1, Duration.ofMinutes(1)).get(0);
     q.finish(c.key(), c.token());
@@ -82,7 +65,7 @@ class PostgresJobQueueTest extends JobQueueContractTest {
   @Test
   void aPurgeWaitingOnAJobRetriedMeanwhileLeavesItAlone() throws Exception {
     String queue = "purge-race";
-    JobQueue q = store.jobQueue(queue);
+    JobQueue q = STORES.store().jobQueue(queue);
     q.enqueue(List.of(NewJob.of("k"), NewJob.of("old")));
     for (ClaimedJob c : q.claim("w", 2, Duration.ofMinutes(1))) {
       q.finish(c.key(), c.token());
@@ -94,7 +77,7 @@ class PostgresJobQueueTest extends JobQueueContractTest {
             + ", updated_at = clock_timestamp() WHERE queue = '" + queue + "' AND key = 'k'");
       }
       java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
-          () -> peer.jobQueue(queue).purge(Duration.ZERO, 10));
+          () -> STORES.peer().jobQueue(queue).purge(Duration.ZERO, 10));
       // wait until the purge waits for k's row lock
       org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
         try (Connection c = TestSchema.raw(); Statement st = c.createStatement();

@@ -2,8 +2,7 @@ package io.allot.store.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.allot.store.Notifications;
-import io.allot.store.StoreClock;
+import io.allot.store.Store;
 import io.allot.store.tasks.TaskFault;
 import io.allot.store.tasks.TaskRun;
 import io.allot.store.tasks.TaskSpecs;
@@ -12,50 +11,28 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The task-specs contract on PostgreSQL (a schema of its own), two stores as two processes would have, used in turn.
  * Plus what SQL users see in the table. (The random comparison with the memory reference is in the contract.)
  */
 class PostgresTaskSpecsTest extends TaskSpecsContractTest {
-  private static final TestSchema SCHEMA = TestSchema.random();
-  private static PostgresStore store;
-  private static PostgresStore peer;
-  private static boolean flip;
+  @RegisterExtension
+  static final PeerStores STORES = new PeerStores();
+  private static final TestSchema SCHEMA = STORES.schema();
 
-  @BeforeAll
-  static void connect() {
-    store = SCHEMA.connect();
-    peer = SCHEMA.connect();
-  }
-
-  @AfterAll
-  static void disconnect() {
-    if (store != null) {
-      store.close();
-      peer.close();
-    }
-    SCHEMA.close();
+  @Override
+  protected Store store() {
+    return STORES.store();
   }
 
   @Override
   protected TaskSpecs specs(String pool) {
-    flip = !flip;
-    return (flip ? store : peer).taskSpecs(pool);
+    return STORES.next().taskSpecs(pool);
   }
 
-  @Override
-  protected StoreClock clock() {
-    return store.clock();
-  }
-
-  @Override
-  protected Notifications notifications() {
-    return store.notifications();
-  }
 
   @Test
   void sqlUsersSeeSpecsRunsAndFaultsInTheTable() throws SQLException {

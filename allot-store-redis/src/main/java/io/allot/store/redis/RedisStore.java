@@ -1,16 +1,12 @@
 package io.allot.store.redis;
 
-import io.allot.store.Leadership;
 import io.allot.store.Membership;
-import io.allot.store.Notifications;
 import io.allot.store.Ownership;
 import io.allot.store.RouteWeights;
 import io.allot.store.Safety;
-import io.allot.store.SeedKeys;
 import io.allot.store.Store;
-import io.allot.store.StoreClock;
 import io.allot.store.StoreUnavailableException;
-import io.allot.store.Tables;
+import io.allot.store.spi.AbstractStore;
 import java.util.Objects;
 
 /**
@@ -38,28 +34,16 @@ import java.util.Objects;
  * <p>Subscriptions survive reconnects (Lettuce re-subscribes), but messages published meanwhile are lost: poll too.
  * Each store owns its Lettuce client resources (2 I/O threads): share one per process.
  */
-public final class RedisStore implements Store {
+public final class RedisStore extends AbstractStore {
   private final RedisConnection connection;
-  private final Safety safety;
-  private final StoreClock clock;
-  private final Leadership leadership;
-  private final SeedKeys seedKeys;
-  private final Tables tables;
   private final RedisNotifications notifications;
 
-  private RedisStore(RedisStoreConfig config) {
-    this.connection = new RedisConnection(config);
-    try {
-      this.safety = RedisDurability.check(connection);
-    } catch (RuntimeException e) {
-      connection.close(() -> { });
-      throw e;
-    }
-    this.clock = new RedisClock(connection);
-    this.leadership = new RedisLeadership(connection);
-    this.seedKeys = new RedisSeedKeys(connection);
-    this.tables = new RedisTables(connection, seedKeys);
-    this.notifications = new RedisNotifications(connection);
+  private RedisStore(RedisConnection connection, Safety safety, RedisSeedKeys seedKeys,
+      RedisNotifications notifications) {
+    super(safety, new RedisClock(connection), new RedisLeadership(connection), new RedisTables(connection, seedKeys),
+        notifications, seedKeys);
+    this.connection = connection;
+    this.notifications = notifications;
   }
 
   /**
@@ -71,7 +55,15 @@ public final class RedisStore implements Store {
    *     {@link RedisStoreConfig#allowEviction()} (the message names the setting)
    */
   public static RedisStore connect(RedisStoreConfig config) {
-    return new RedisStore(Objects.requireNonNull(config, "config"));
+    RedisConnection connection = new RedisConnection(Objects.requireNonNull(config, "config"));
+    Safety safety;
+    try {
+      safety = RedisDurability.check(connection);
+    } catch (RuntimeException e) {
+      connection.close(() -> { });
+      throw e;
+    }
+    return new RedisStore(connection, safety, new RedisSeedKeys(connection), new RedisNotifications(connection));
   }
 
   /** Connects with default settings: one address ({@code host:port}) = standalone, several = Cluster seeds. */
@@ -95,21 +87,6 @@ public final class RedisStore implements Store {
   }
 
   @Override
-  public Safety safety() {
-    return safety;
-  }
-
-  @Override
-  public StoreClock clock() {
-    return clock;
-  }
-
-  @Override
-  public Leadership leadership() {
-    return leadership;
-  }
-
-  @Override
   public Membership membership(String pool) {
     return new RedisMembership(connection, Store.checkPool(pool));
   }
@@ -117,21 +94,6 @@ public final class RedisStore implements Store {
   @Override
   public Ownership ownership(String pool) {
     return new RedisOwnership(connection, Store.checkPool(pool));
-  }
-
-  @Override
-  public Tables tables() {
-    return tables;
-  }
-
-  @Override
-  public Notifications notifications() {
-    return notifications;
-  }
-
-  @Override
-  public SeedKeys seedKeys() {
-    return seedKeys;
   }
 
   /** The live routing weights of {@code pool} ({@link RedisRouteWeights}: its keys in the pool's slot). */
@@ -153,16 +115,11 @@ public final class RedisStore implements Store {
    */
   @Override
   public io.allot.store.jobs.JobQueue jobQueue(String name) {
-    return new RedisJobQueue(connection, safety.clockMargin(), name);
+    return new RedisJobQueue(connection, safety().clockMargin(), name);
   }
 
   @Override
   public void close() {
     connection.close(notifications::close);
-  }
-
-  @Override
-  public String toString() {
-    return "RedisStore[" + describe() + "]";
   }
 }

@@ -2,8 +2,7 @@ package io.allot.store.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.allot.store.Notifications;
-import io.allot.store.StoreClock;
+import io.allot.store.Store;
 import io.allot.store.tasks.TaskCreated;
 import io.allot.store.tasks.TaskFault;
 import io.allot.store.tasks.TaskRun;
@@ -76,13 +75,8 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
   }
 
   @Override
-  protected StoreClock clock() {
-    return store.clock();
-  }
-
-  @Override
-  protected Notifications notifications() {
-    return store.notifications();
+  protected Store store() {
+    return store;
   }
 
   private static String randomName() {

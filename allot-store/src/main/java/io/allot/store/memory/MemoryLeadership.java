@@ -22,8 +22,7 @@ final class MemoryLeadership implements Leadership {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(holder, "holder");
     long ttlNanos = MemoryState.ttlNanos(ttl);
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       if (s.liveLease(name) != null) {
         return Optional.empty();
       }
@@ -31,41 +30,38 @@ final class MemoryLeadership implements Leadership {
       s.leaseTokens.put(name, token);
       s.leases.put(name, new MemoryState.Held(holder, token, s.nanos() + ttlNanos));
       return Optional.of(new Lease(name, holder, token));
-    }
+    });
   }
 
   @Override
   public boolean renew(Lease lease, Duration ttl) {
     Objects.requireNonNull(lease, "lease");
     long ttlNanos = MemoryState.ttlNanos(ttl);
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       if (!s.isCurrent(lease)) {
         return false;
       }
       s.leases.put(lease.name(), new MemoryState.Held(lease.holder(), lease.token(), s.nanos() + ttlNanos));
       return true;
-    }
+    });
   }
 
   @Override
   public void release(Lease lease) {
     Objects.requireNonNull(lease, "lease");
-    synchronized (s.lock) {
-      s.checkOpen();
+    s.lockedRun(() -> {
       if (s.isCurrent(lease)) {
         s.leases.remove(lease.name());
       }
-    }
+    });
   }
 
   @Override
   public Optional<Lease> current(String name) {
     Objects.requireNonNull(name, "name");
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       MemoryState.Held held = s.liveLease(name);
       return held == null ? Optional.empty() : Optional.of(new Lease(name, held.holder(), held.token()));
-    }
+    });
   }
 }

@@ -17,18 +17,9 @@ import java.util.Objects;
  * {@link Membership} of one pool of the {@link MemoryStore}: the registrations of {@link MemoryState} and the pool's
  * services list (a seed key), under the state's lock. A cheap immutable view.
  */
-final class MemoryMembership implements Membership {
-  private final MemoryState s;
-  private final String pool;
-
+final class MemoryMembership extends MemoryPoolView implements Membership {
   MemoryMembership(MemoryState state, String pool) {
-    this.s = state;
-    this.pool = pool;
-  }
-
-  @Override
-  public String pool() {
-    return pool;
+    super(state, pool);
   }
 
   @Override
@@ -36,8 +27,7 @@ final class MemoryMembership implements Membership {
     MemoryState.checkId(id);
     Objects.requireNonNull(meta, "meta");
     long ttlNanos = MemoryState.ttlNanos(ttl);
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       List<String> list = s.listOrNull(pool); // WRONGTYPE before any change
       MemoryState.Reg old = s.registrations.getOrDefault(pool, Map.of()).get(id);
       if (old != null && !s.expiredWithMargin(old)) {
@@ -57,30 +47,28 @@ final class MemoryMembership implements Membership {
       }
       s.announce(Topic.members(pool), id);
       return session;
-    }
+    });
   }
 
   @Override
   public boolean renew(String id, long session, Duration ttl) {
     MemoryState.checkId(id);
     long ttlNanos = MemoryState.ttlNanos(ttl);
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       MemoryState.Reg r = s.currentReg(pool, id, session);
       if (r == null) {
         return false;
       }
       s.registrations.get(pool).put(id, new MemoryState.Reg(r.meta(), session, s.nanos() + ttlNanos));
       return true;
-    }
+    });
   }
 
   @Override
   public boolean update(String id, long session, MemberMeta meta) {
     MemoryState.checkId(id);
     Objects.requireNonNull(meta, "meta");
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       MemoryState.Reg r = s.currentReg(pool, id, session);
       if (r == null) {
         return false;
@@ -88,14 +76,13 @@ final class MemoryMembership implements Membership {
       s.registrations.get(pool).put(id, new MemoryState.Reg(meta, session, r.untilNanos()));
       s.announce(Topic.members(pool), id);
       return true;
-    }
+    });
   }
 
   @Override
   public void deregister(String id, long session) {
     MemoryState.checkId(id);
-    synchronized (s.lock) {
-      s.checkOpen();
+    s.lockedRun(() -> {
       List<String> list = s.listOrNull(pool); // WRONGTYPE before any change
       Map<String, MemoryState.Reg> regs = s.registrations.get(pool);
       MemoryState.Reg r = regs == null ? null : regs.get(id);
@@ -110,14 +97,13 @@ final class MemoryMembership implements Membership {
         }
       }
       s.announce(Topic.members(pool), id);
-    }
+    });
   }
 
   @Override
   public boolean removeIfExpired(String id, long session) {
     MemoryState.checkId(id);
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       Map<String, MemoryState.Reg> regs = s.registrations.get(pool);
       MemoryState.Reg r = regs == null ? null : regs.get(id);
       if (r == null || r.session() != session || !s.expiredWithMargin(r)) {
@@ -125,17 +111,16 @@ final class MemoryMembership implements Membership {
       }
       deregister(id, session);
       return true;
-    }
+    });
   }
 
   @Override
   public Map<String, MemberRecord> members() {
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       Map<String, MemberRecord> out = new LinkedHashMap<>();
       s.registrations.getOrDefault(pool, Map.of()).forEach((id, r) ->
           out.put(id, new MemberRecord(id, r.meta(), r.session(), s.leaseUntilMillis(r.untilNanos()))));
       return out;
-    }
+    });
   }
 }

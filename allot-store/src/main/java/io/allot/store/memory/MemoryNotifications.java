@@ -29,9 +29,8 @@ final class MemoryNotifications implements Notifications {
   public void publish(Topic topic, String message) {
     Objects.requireNonNull(topic, "topic");
     Objects.requireNonNull(message, "message");
-    synchronized (s.lock) {
-      s.checkOpen();
+    s.lockedRun(() -> {
       s.announce(topic, message);
-    }
+    });
   }
 }

@@ -19,45 +19,32 @@ import java.util.Set;
  * {@link Ownership} of one pool of the {@link MemoryStore}: the owners and holds of {@link MemoryState}, checked
  * against its registrations, counters and lost-state guards, under the state's lock. A cheap immutable view.
  */
-final class MemoryOwnership implements Ownership {
-  private final MemoryState s;
-  private final String pool;
-
+final class MemoryOwnership extends MemoryPoolView implements Ownership {
   MemoryOwnership(MemoryState state, String pool) {
-    this.s = state;
-    this.pool = pool;
-  }
-
-  @Override
-  public String pool() {
-    return pool;
+    super(state, pool);
   }
 
   @Override
   public OptionalLong claim(String unit, String member, long session) {
     MemoryState.checkId(member);
     Objects.requireNonNull(unit, "unit");
-    synchronized (s.lock) {
-      s.checkOpen();
-      return claimLocked(unit, member, session);
-    }
+    return s.locked(() -> claimLocked(unit, member, session));
   }
 
   @Override
   public Map<String, Long> claimAll(List<String> units, String member, long session) {
     MemoryState.checkId(member);
     units.forEach(u -> Objects.requireNonNull(u, "unit"));
-    Map<String, Long> out = new LinkedHashMap<>();
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
+      Map<String, Long> out = new LinkedHashMap<>();
       for (String unit : units) {
         OptionalLong token = claimLocked(unit, member, session);
         if (token.isPresent()) {
           out.put(unit, token.getAsLong());
         }
       }
-    }
-    return out;
+      return out;
+    });
   }
 
   private OptionalLong claimLocked(String unit, String member, long session) {
@@ -87,8 +74,7 @@ final class MemoryOwnership implements Ownership {
   public boolean release(String unit, String member, long token) {
     MemoryState.checkId(member);
     Objects.requireNonNull(unit, "unit");
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       Map<String, MemoryState.Own> owns = s.ownership.get(pool);
       MemoryState.Own o = owns == null ? null : owns.get(unit);
       if (o == null || !o.member().equals(member) || o.token() != token) {
@@ -97,7 +83,7 @@ final class MemoryOwnership implements Ownership {
       owns.remove(unit);
       s.announce(Topic.releases(pool), unit);
       return true;
-    }
+    });
   }
 
   @Override
@@ -132,19 +118,17 @@ final class MemoryOwnership implements Ownership {
 
   @Override
   public Map<String, UnitHold> holds() {
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       long now = s.now();
       Map<String, UnitHold> live = s.holds.getOrDefault(pool, new HashMap<>());
       live.values().removeIf(h -> h.untilMillis() <= now);
       return Map.copyOf(live);
-    }
+    });
   }
 
   @Override
   public Map<String, UnitOwner> ownersOf(Collection<String> units) {
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       Map<String, MemoryState.Own> owns = s.ownership.getOrDefault(pool, Map.of());
       Map<String, UnitOwner> out = new LinkedHashMap<>();
       for (String u : units) {
@@ -154,29 +138,27 @@ final class MemoryOwnership implements Ownership {
         }
       }
       return out;
-    }
+    });
   }
 
   @Override
   public Map<String, UnitOwner> owners() {
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       Map<String, UnitOwner> out = new LinkedHashMap<>();
       s.ownership.getOrDefault(pool, Map.of())
           .forEach((u, o) -> out.put(u, new UnitOwner(u, o.member(), o.session(), o.token())));
       return out;
-    }
+    });
   }
 
   @Override
   public boolean validToken(String unit, String member, long session, long token) {
     Objects.requireNonNull(unit, "unit");
     Objects.requireNonNull(member, "member");
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       MemoryState.Own o = s.ownership.getOrDefault(pool, Map.of()).get(unit);
       return o != null && o.token() == token && o.member().equals(member) && o.session() == session
           && s.currentReg(pool, member, session) != null;
-    }
+    });
   }
 }

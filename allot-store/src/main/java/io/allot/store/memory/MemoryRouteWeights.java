@@ -11,39 +11,28 @@ import java.util.TreeMap;
  * {@link RouteWeights} of one pool of the {@link MemoryStore}: the pool's record in {@link MemoryState#routeWeights},
  * replaced whole under the state's lock and announced under it. A cheap immutable view.
  */
-final class MemoryRouteWeights implements RouteWeights {
-  private final MemoryState s;
-  private final String pool;
-
+final class MemoryRouteWeights extends MemoryPoolView implements RouteWeights {
   MemoryRouteWeights(MemoryState state, String pool) {
-    this.s = state;
-    this.pool = pool;
-  }
-
-  @Override
-  public String pool() {
-    return pool;
+    super(state, pool);
   }
 
   @Override
   public long set(Map<String, Integer> weights) {
     SortedMap<String, Integer> checked = RouteWeights.check(weights);
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       MemoryState.Weights old = s.routeWeights.get(pool);
       long revision = old == null ? 1 : old.revision() + 1;
       s.routeWeights.put(pool, new MemoryState.Weights(revision, checked));
       s.announce(Topic.routeWeights(pool), Long.toString(revision));
       return revision;
-    }
+    });
   }
 
   @Override
   public SortedMap<String, Integer> read() {
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       MemoryState.Weights w = s.routeWeights.get(pool);
       return w == null ? Collections.unmodifiableSortedMap(new TreeMap<>()) : w.weights();
-    }
+    });
   }
 }

@@ -21,19 +21,14 @@ final class MemorySeedKeys implements SeedKeys {
   @Override
   public List<String> list(String key) {
     Objects.requireNonNull(key, "key");
-    synchronized (s.lock) {
-      s.checkOpen();
-      List<String> list = s.listOrNull(key);
-      return list == null ? List.of() : List.copyOf(list);
-    }
+    return s.locked(() -> s.listCopy(key));
   }
 
   @Override
   public boolean addToList(String key, String value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       List<String> list = s.listOrNull(key);
       if (list != null && list.contains(value)) {
         return false;
@@ -45,15 +40,14 @@ final class MemorySeedKeys implements SeedKeys {
       list.add(0, value);
       s.announce(Topic.key(key), "lpush");
       return true;
-    }
+    });
   }
 
   @Override
   public boolean removeFromList(String key, String value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       List<String> list = s.listOrNull(key);
       if (list == null) {
         return false;
@@ -66,7 +60,7 @@ final class MemorySeedKeys implements SeedKeys {
         s.announce(Topic.key(key), "lrem");
       }
       return removed;
-    }
+    });
   }
 
   @Override
@@ -76,35 +70,26 @@ final class MemorySeedKeys implements SeedKeys {
     for (String v : values) {
       copy.add(Objects.requireNonNull(v, "list values must not be null"));
     }
-    synchronized (s.lock) {
-      s.checkOpen();
+    s.lockedRun(() -> {
       if (copy.isEmpty()) {
         s.data.remove(key);
       } else {
         s.data.put(key, copy);
       }
       s.announce(Topic.key(key), "replace");
-    }
+    });
   }
 
   @Override
   public Map<String, String> hash(String key) {
     Objects.requireNonNull(key, "key");
-    synchronized (s.lock) {
-      s.checkOpen();
-      Map<String, String> hash = s.hashOrNull(key);
-      return hash == null ? Map.of() : Map.copyOf(hash);
-    }
+    return s.locked(() -> s.hashCopy(key));
   }
 
   @Override
   public String hashField(String key, String field) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(field, "field");
-    synchronized (s.lock) {
-      s.checkOpen();
-      Map<String, String> h = s.hashOrNull(key);
-      return h == null ? null : h.get(field);
-    }
+    return s.locked(() -> s.hashField(key, field));
   }
 }

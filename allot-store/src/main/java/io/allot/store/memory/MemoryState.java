@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.SortedMap;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * What the roles of one {@link MemoryStore} share: the store's clock, its safety settings, the one {@link #lock} and
@@ -130,6 +131,45 @@ final class MemoryState {
 
   void announce(Topic topic, String message) {
     listeners.dispatch(topic.channel(), message);
+  }
+
+  /**
+   * What {@code op} returns, run under {@link #lock} on an open store: how every role does its whole operation
+   * atomically; any thread.
+   *
+   * @throws IllegalStateException once the store is closed
+   */
+  <T> T locked(Supplier<T> op) {
+    synchronized (lock) {
+      checkOpen();
+      return op.get();
+    }
+  }
+
+  /** Runs {@code op} as {@link #locked(Supplier)} does; any thread. */
+  void lockedRun(Runnable op) {
+    locked(() -> {
+      op.run();
+      return null;
+    });
+  }
+
+  /** A copy of the list at {@code key} (empty if there is none). */
+  List<String> listCopy(String key) {
+    List<String> list = listOrNull(key);
+    return list == null ? List.of() : List.copyOf(list);
+  }
+
+  /** A copy of the hash at {@code key} (empty if there is none). */
+  Map<String, String> hashCopy(String key) {
+    Map<String, String> hash = hashOrNull(key);
+    return hash == null ? Map.of() : Map.copyOf(hash);
+  }
+
+  /** The field of the hash at {@code key}, or null. */
+  String hashField(String key, String field) {
+    Map<String, String> hash = hashOrNull(key);
+    return hash == null ? null : hash.get(field);
   }
 
   /** @throws IllegalStateException once the store is closed; any thread. */

@@ -1,16 +1,11 @@
 package io.allot.store.memory;
 
-import io.allot.store.Leadership;
 import io.allot.store.Membership;
-import io.allot.store.Notifications;
 import io.allot.store.RouteWeights;
 import io.allot.store.Safety;
-import io.allot.store.SeedKeys;
 import io.allot.store.Store;
-import io.allot.store.StoreClock;
-import io.allot.store.Tables;
+import io.allot.store.spi.AbstractStore;
 import java.util.List;
-import java.util.Objects;
 import java.util.function.LongSupplier;
 
 /**
@@ -32,14 +27,9 @@ import java.util.function.LongSupplier;
  * {@link Safety#lostStateGuard()} from the first call after the restart. A store that was never crashed has kept its
  * state "forever", so new pools need no wait.
  */
-public final class MemoryStore implements Store {
+public final class MemoryStore extends AbstractStore {
   private final MemoryState state;
-  private final Safety safety;
-  private final StoreClock clock;
-  private final Leadership leadership;
   private final MemoryTables tables;
-  private final Notifications notifications;
-  private final SeedKeys seedKeys;
   /** Thread-safe on its own lock (its clock reads this store's clock). */
   private final MemoryJobQueues jobQueues;
   /** Thread-safe on its own lock; announces through this store's listeners. */
@@ -60,17 +50,20 @@ public final class MemoryStore implements Store {
 
   /** A store on an injected clock with the given guard and clock margin (its findings are ignored). */
   public MemoryStore(LongSupplier nanoClock, Safety safety) {
-    Objects.requireNonNull(nanoClock, "nanoClock");
-    Objects.requireNonNull(safety, "safety");
-    this.state = new MemoryState(nanoClock, safety);
-    this.safety = new Safety(safety.lostStateGuard(), safety.clockMargin(), false,
-        List.of("memory: in this process only; everything is lost when it exits"));
-    this.clock = state::now;
-    this.leadership = new MemoryLeadership(state);
-    this.tables = new MemoryTables(state);
-    this.notifications = new MemoryNotifications(state);
-    this.seedKeys = new MemorySeedKeys(state);
-    this.jobQueues = new MemoryJobQueues(state::nowMicros, safety.clockMargin());
+    this(new MemoryState(nanoClock, safety));
+  }
+
+  private MemoryStore(MemoryState state) {
+    this(state, new MemoryTables(state));
+  }
+
+  private MemoryStore(MemoryState state, MemoryTables tables) {
+    super(new Safety(state.safety.lostStateGuard(), state.safety.clockMargin(), false,
+            List.of("memory: in this process only; everything is lost when it exits")),
+        state::now, new MemoryLeadership(state), tables, new MemoryNotifications(state), new MemorySeedKeys(state));
+    this.state = state;
+    this.tables = tables;
+    this.jobQueues = new MemoryJobQueues(state::nowMicros, state.safety.clockMargin());
     this.taskSpecs = new MemoryTaskSpecs(state::now,
         (pool, name) -> state.listeners.dispatch(io.allot.store.Topic.taskSpecs(pool).channel(), name));
   }
@@ -96,23 +89,8 @@ public final class MemoryStore implements Store {
   }
 
   @Override
-  public Safety safety() {
-    return safety;
-  }
-
-  @Override
   public String describe() {
     return "memory:";
-  }
-
-  @Override
-  public StoreClock clock() {
-    return clock;
-  }
-
-  @Override
-  public Leadership leadership() {
-    return leadership;
   }
 
   @Override
@@ -131,16 +109,6 @@ public final class MemoryStore implements Store {
   }
 
   @Override
-  public Tables tables() {
-    return tables;
-  }
-
-  @Override
-  public Notifications notifications() {
-    return notifications;
-  }
-
-  @Override
   public io.allot.store.jobs.JobQueue jobQueue(String name) {
     state.checkOpen();
     return jobQueues.queue(name);
@@ -150,11 +118,6 @@ public final class MemoryStore implements Store {
   public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     state.checkOpen();
     return taskSpecs.pool(pool);
-  }
-
-  @Override
-  public SeedKeys seedKeys() {
-    return seedKeys;
   }
 
   @Override

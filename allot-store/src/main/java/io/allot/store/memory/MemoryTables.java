@@ -54,8 +54,7 @@ final class MemoryTables implements Tables {
     }
     Map<String, String> copy = new LinkedHashMap<>();
     fields.forEach((f, v) -> copy.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
-    synchronized (s.lock) {
-      s.checkOpen();
+    return s.locked(() -> {
       if (!s.isCurrent(lease)) {
         MemoryState.Held held = s.liveLease(lease.name());
         throw new FencedException(lease, held == null ? Optional.empty()
@@ -91,37 +90,26 @@ final class MemoryTables implements Tables {
       long epoch = epochs.merge(tableKey, 1L, Long::sum);
       s.announce(Topic.table(tableKey), Long.toString(epoch)); // under the lock: announced in epoch order
       return epoch;
-    }
+    });
   }
 
   @Override
   public long epoch(String tableKey) {
     Objects.requireNonNull(tableKey, "tableKey");
-    synchronized (s.lock) {
-      s.checkOpen();
-      return epochs.getOrDefault(tableKey, 0L);
-    }
+    return s.locked(() -> epochs.getOrDefault(tableKey, 0L));
   }
 
   @Override
   public Map<String, String> read(String tableKey) {
     Objects.requireNonNull(tableKey, "key");
-    synchronized (s.lock) {
-      s.checkOpen();
-      Map<String, String> hash = s.hashOrNull(tableKey);
-      return hash == null ? Map.of() : Map.copyOf(hash);
-    }
+    return s.locked(() -> s.hashCopy(tableKey));
   }
 
   @Override
   public Optional<String> read(String tableKey, String member) {
     Objects.requireNonNull(tableKey, "key");
     Objects.requireNonNull(member, "field");
-    synchronized (s.lock) {
-      s.checkOpen();
-      Map<String, String> h = s.hashOrNull(tableKey);
-      return Optional.ofNullable(h == null ? null : h.get(member));
-    }
+    return Optional.ofNullable(s.locked(() -> s.hashField(tableKey, member)));
   }
 
   @Override

@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.allot.store.Lease;
 import io.allot.store.Store;
 import io.allot.store.StoreContractTest;
+import io.allot.store.tasks.TaskSpecsContractTest;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -16,12 +17,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 class MemoryStoreTest extends StoreContractTest {
   private MemoryStore store;
+
+  /** The task-specs contract on the same store, fresh for each test. */
+  @Nested
+  class TaskSpecsContract extends TaskSpecsContractTest {
+    @Override
+    protected Store store() {
+      return store;
+    }
+  }
 
   @BeforeEach
   void open() {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.allot.store.Notifications;
+import io.allot.store.Store;
 import io.allot.store.StoreClock;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
@@ -37,14 +38,23 @@ public abstract class TaskSpecsContractTest {
   private TaskSpecs s;
   private String pool;
 
-  /** The specs of {@code pool} in the store under test (alternating clients, where a store has two). */
-  protected abstract TaskSpecs specs(String pool);
+  /** The store under test (where it has two clients, the one its clock and notifications are read through). */
+  protected abstract Store store();
+
+  /** The specs of {@code pool} in the store under test (override to alternate clients, where a store has two). */
+  protected TaskSpecs specs(String pool) {
+    return store().taskSpecs(pool);
+  }
 
   /** The store's clock. */
-  protected abstract StoreClock clock();
+  protected final StoreClock clock() {
+    return store().clock();
+  }
 
   /** The store's notifications. */
-  protected abstract Notifications notifications();
+  protected final Notifications notifications() {
+    return store().notifications();
+  }
 
   @BeforeEach
   void newPool() {

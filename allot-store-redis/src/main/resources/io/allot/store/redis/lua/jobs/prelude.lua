@@ -119,3 +119,21 @@ local function bucket(now)
   end
   return rate, permits
 end
+-- each present job of ARGV (distinct keys) changed by change(r, now) into a new status, through leave and enter;
+-- returns how many
+local function change_each(change)
+  local now = now_us()
+  local n = 0
+  for i = 1, #ARGV do
+    local key = ARGV[i]
+    local r = load(key)
+    if r then
+      leave(key, r, false)
+      change(r, now)
+      enter(key, r, now)
+      n = n + 1
+    end
+  end
+  flush_counts()
+  return n
+end

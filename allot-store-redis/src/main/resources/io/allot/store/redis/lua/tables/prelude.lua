@@ -20,3 +20,19 @@ local function finish()
   redis.call('PUBLISH', ARGV[3], tostring(epoch))
   return {1, epoch}
 end
+-- what every publication checks first: {0, current lease value or ''} when the lease is not ARGV[1] (fenced), the
+-- error of wrong_type when the table is no hash; nil when the publication may go on
+local function refused()
+  local current = redis.call('GET', KEYS[5])
+  if current ~= ARGV[1] then
+    return {0, current or ''}
+  end
+  return wrong_type(KEYS[1], 'hash')
+end
+-- deletes field f of the table if pool still owns it
+local function drop_owned(f, pool)
+  if redis.call('HGET', KEYS[4], f) == pool then
+    redis.call('HDEL', KEYS[1], f)
+    redis.call('HDEL', KEYS[4], f)
+  end
+end

@@ -5,21 +5,14 @@
 -- records it as the pool's mark and publishes it. Returns {1, epoch}, or {0, current lease value or ''} when fenced
 -- (nothing changed).
 
-local current = redis.call('GET', KEYS[5])
-if current ~= ARGV[1] then
-  return {0, current or ''}
-end
-local bad = wrong_type(KEYS[1], 'hash')
-if bad then return bad end
+local refusal = refused()
+if refusal then return refusal end
 local pool = ARGV[2]
 local new = {}
 for i = 4, #ARGV, 2 do new[ARGV[i]] = true end
 local old = redis.call('SMEMBERS', KEYS[3])
 for _, f in ipairs(old) do
-  if not new[f] and redis.call('HGET', KEYS[4], f) == pool then
-    redis.call('HDEL', KEYS[1], f)
-    redis.call('HDEL', KEYS[4], f)
-  end
+  if not new[f] then drop_owned(f, pool) end
 end
 redis.call('DEL', KEYS[3])
 for i = 4, #ARGV, 2 do set_field(ARGV[i], ARGV[i + 1]) end

@@ -7,12 +7,8 @@
 -- records the mark and publishes the epoch. Returns {1, epoch}; {0, current lease value or ''} when fenced; {2, ''}
 -- when the mark does not match (nothing changed: publish in full).
 
-local current = redis.call('GET', KEYS[5])
-if current ~= ARGV[1] then
-  return {0, current or ''}
-end
-local bad = wrong_type(KEYS[1], 'hash')
-if bad then return bad end
+local refusal = refused()
+if refusal then return refusal end
 if redis.call('HGET', KEYS[6], ARGV[2]) ~= ARGV[4]
     or (redis.call('EXISTS', KEYS[1]) == 0 and redis.call('SCARD', KEYS[3]) > 0) then
   return {2, ''}
@@ -20,10 +16,7 @@ end
 local n = tonumber(ARGV[5])
 for i = 6, 5 + n do
   local f = ARGV[i]
-  if redis.call('HGET', KEYS[4], f) == ARGV[2] then
-    redis.call('HDEL', KEYS[1], f)
-    redis.call('HDEL', KEYS[4], f)
-  end
+  drop_owned(f, ARGV[2])
   redis.call('SREM', KEYS[3], f)
 end
 for i = 6 + n, #ARGV, 2 do set_field(ARGV[i], ARGV[i + 1]) end
