@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.allot.core.hash.Hashing;
 import io.allot.core.model.Member;
+import io.allot.core.testing.Tries;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
