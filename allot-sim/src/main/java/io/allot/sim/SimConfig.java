@@ -112,7 +112,10 @@ public record SimConfig(
    * {@link #defaults()} with {@code hole} reverted: the store's guard or margin set to 0, or the SDK's fix undone. For
    * hole 5 the application also confirms late more often and later (half of its confirmations, up to 15 s), since
    * only a confirmation of an earlier run that arrives while a later run of the unit is stopping shows the hole; the
-   * fixed SDK must pass with that application too.
+   * fixed SDK must pass with that application too. For {@link Hole#IN_DOUBT_AFTER_FENCE} the network is slower (10 %
+   * of the messages slow: more claims in doubt, and answers that arrive after a fence) and the fence margin longer
+   * (1 s of a 2 s lease: a wider window in which a handler told {@code LEASE_LOST} still stops), which makes the window
+   * of that bug about ten times likelier; the fixed SDK passes the same seeds.
    */
   public static SimConfig forHole(Hole hole) {
     // the rarer holes get denser faults: the real SDK's threads make an event cover less virtual time than the model did
@@ -121,7 +124,8 @@ public record SimConfig(
       case LOST_STATE_GUARD -> b.lostStateGuard(Duration.ZERO).build();
       case CLOCK_MARGIN -> b.clockMargin(Duration.ZERO).faultEvery(DENSE).build();
       case CONFIRM_BY_UNIT -> b.lateConfirms(0.5).maxConfirmLag(Duration.ofSeconds(15)).faultEvery(DENSE).build();
-      case IN_DOUBT_AFTER_FENCE -> b.faultEvery(DENSE).build();
+      case IN_DOUBT_AFTER_FENCE -> b.faultEvery(DENSE).slowRate(0.1).leaseTtl(Duration.ofSeconds(2))
+          .fenceMargin(Duration.ofSeconds(1)).build();
       default -> b.build();
     };
   }

@@ -2,6 +2,7 @@ package io.allot.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.allot.core.testing.Tries;
 import io.allot.worker.Reconciler.Claimed;
 import io.allot.worker.Reconciler.Plan;
 import io.allot.worker.Reconciler.Released;

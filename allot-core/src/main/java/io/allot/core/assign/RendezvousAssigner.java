@@ -3,16 +3,13 @@ package io.allot.core.assign;
 import io.allot.core.hash.Hashing;
 import io.allot.core.model.Member;
 import io.allot.core.model.Names;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.stream.IntStream;
 
 /**
@@ -54,14 +51,15 @@ import java.util.stream.IntStream;
  *
  * <p>Capacity: a member never gets more than {@link Member#capacity()}; units nobody can take are
  * reported in {@link Table#unassigned()}, in byte order.
+ *
+ * <p>This class runs and updates tables; the scores and caps are {@code RendezvousPool}'s, the bounded placement
+ * {@code BoundedMatching}'s.
  */
 public final class RendezvousAssigner implements Assigner {
   /** The default load bound ε. */
   public static final double DEFAULT_EPSILON = 0.25;
 
   private static final int PARALLEL_THRESHOLD_PAIRS = 200_000;
-  private static final int INDEX_BITS = 24; // up to 16M members
-  private static final long INDEX_MASK = (1L << INDEX_BITS) - 1;
 
   private final double epsilon; // NaN: unbounded
   private final String name;
@@ -106,168 +104,6 @@ public final class RendezvousAssigner implements Assigner {
     return epsilon;
   }
 
-  // ---------------------------------------------------------------------------------- scoring
-
-  /** The 64-bit pair hash of a unit hash and a member seed. */
-  static long pair(long unitHash, long memberSeed) {
-    long z = unitHash ^ memberSeed;
-    z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
-    z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
-    return z ^ (z >>> 31);
-  }
-
-  /** Pair score in 39 bits, packed above the member's index so that max() picks the winner. */
-  private static long packed(long unitHash, long seed, int index) {
-    return ((pair(unitHash, seed) >>> 25) << INDEX_BITS) | index;
-  }
-
-  private static double weightedKey(long packed, int weight) {
-    double u = ((packed >>> INDEX_BITS) + 0.5) * 0x1.0p-39;
-    return -weight / StrictMath.log(u);
-  }
-
-  /** Members that can take units, grouped by affinity. Index = position in byte order. */
-  private static final class Pool {
-    final Member[] members; // all, byte order
-    final long[] seeds; // per member
-    final int[] caps; // per member; 0 if not eligible
-    final long[][] groupSeeds;
-    final int[][] groupIndex;
-    final int[] groupWeight;
-    final int eligible;
-    final long totalWeight;
-
-    Pool(Member[] members, int units, double epsilon) {
-      this.members = members;
-      int n = members.length;
-      if (n > INDEX_MASK) {
-        throw new IllegalArgumentException("too many members: " + n);
-      }
-      seeds = new long[n];
-      caps = new int[n];
-      long w = 0;
-      int e = 0;
-      TreeMap<Integer, List<Integer>> byWeight = new TreeMap<>();
-      for (int i = 0; i < n; i++) {
-        Member m = members[i];
-        seeds[i] = Hashing.hash64(m.id());
-        if (m.affinity() > 0 && m.capacity() > 0) {
-          w += m.affinity();
-          e++;
-          byWeight.computeIfAbsent(m.affinity(), k -> new ArrayList<>()).add(i);
-        }
-      }
-      eligible = e;
-      totalWeight = w;
-      groupSeeds = new long[byWeight.size()][];
-      groupIndex = new int[byWeight.size()][];
-      groupWeight = new int[byWeight.size()];
-      int g = 0;
-      for (Map.Entry<Integer, List<Integer>> en : byWeight.entrySet()) {
-        List<Integer> idx = en.getValue();
-        groupWeight[g] = en.getKey();
-        groupIndex[g] = idx.stream().mapToInt(Integer::intValue).toArray();
-        groupSeeds[g] = new long[idx.size()];
-        for (int k = 0; k < idx.size(); k++) {
-          groupSeeds[g][k] = seeds[idx.get(k)];
-        }
-        g++;
-      }
-      for (int i = 0; i < n; i++) {
-        Member m = members[i];
-        if (m.affinity() > 0 && m.capacity() > 0) {
-          long cap = m.capacity();
-          if (!Double.isNaN(epsilon)) {
-            double share = (double) units * m.affinity() / w;
-            long bound = (long) Math.ceil((1 + epsilon) * share - 1e-9);
-            cap = Math.min(cap, Math.max(bound, 1));
-          }
-          caps[i] = (int) Math.min(cap, Integer.MAX_VALUE);
-        }
-      }
-    }
-
-    /** Index of the highest-scoring eligible member for a unit hash, or -1 if none. */
-    int best(long hu) {
-      int groups = groupSeeds.length;
-      if (groups == 1) {
-        return (int) (bestPacked(hu, groupSeeds[0], groupIndex[0]) & INDEX_MASK);
-      }
-      if (groups == 0) {
-        return -1;
-      }
-      double bestKey = -1;
-      long bestP = -1;
-      for (int g = 0; g < groups; g++) {
-        long p = bestPacked(hu, groupSeeds[g], groupIndex[g]);
-        double k = weightedKey(p, groupWeight[g]);
-        if (k > bestKey || (k == bestKey && (p & INDEX_MASK) > (bestP & INDEX_MASK))) {
-          bestKey = k;
-          bestP = p;
-        }
-      }
-      return (int) (bestP & INDEX_MASK);
-    }
-
-    private static long bestPacked(long hu, long[] s, int[] idx) {
-      long best = -1;
-      for (int k = 0; k < s.length; k++) {
-        long v = packed(hu, s[k], idx[k]);
-        if (v > best) {
-          best = v;
-        }
-      }
-      return best;
-    }
-
-    /** Comparable score of member i for unit hash hu (higher wins; ties: higher index). */
-    double key(long hu, int i) {
-      return weightedKey(packed(hu, seeds[i], i), members[i].affinity());
-    }
-
-    /** True if member a beats member b for the unit. */
-    boolean beats(long hu, int a, int b) {
-      int wa = members[a].affinity();
-      int wb = members[b].affinity();
-      long pa = packed(hu, seeds[a], a);
-      long pb = packed(hu, seeds[b], b);
-      if (wa == wb) {
-        return pa > pb;
-      }
-      double ka = weightedKey(pa, wa);
-      double kb = weightedKey(pb, wb);
-      return ka > kb || (ka == kb && a > b);
-    }
-
-    /** Eligible members in the unit's preference order. */
-    int[] preferences(long hu) {
-      int n = members.length;
-      double[] keys = new double[eligible];
-      Integer[] order = new Integer[eligible];
-      int e = 0;
-      for (int i = 0; i < n; i++) {
-        if (caps[i] > 0) {
-          order[e] = i;
-          keys[e] = key(hu, i);
-          e++;
-        }
-      }
-      Integer[] pos = new Integer[eligible];
-      for (int k = 0; k < eligible; k++) {
-        pos[k] = k;
-      }
-      Arrays.sort(pos, (x, y) -> {
-        int c = Double.compare(keys[y], keys[x]);
-        return c != 0 ? c : Integer.compare(order[y], order[x]);
-      });
-      int[] out = new int[eligible];
-      for (int k = 0; k < eligible; k++) {
-        out[k] = order[pos[k]];
-      }
-      return out;
-    }
-  }
-
   /** What this strategy records on its tables. */
   private record Provenance(String strategy, boolean firstChoices) {}
 
@@ -282,7 +118,7 @@ public final class RendezvousAssigner implements Assigner {
 
   private Table full(Member[] ms, String[] us) {
     int n = us.length;
-    Pool pool = new Pool(ms, n, epsilon);
+    RendezvousPool pool = new RendezvousPool(ms, n, epsilon);
     long[] hu = new long[n];
     int[] owner = new int[n];
     long pairs = (long) n * Math.max(1, pool.eligible);
@@ -311,152 +147,12 @@ public final class RendezvousAssigner implements Assigner {
     }
     boolean firstChoices = !over && (n == 0 || pool.eligible > 0);
     if (over) {
-      resolveBounded(pool, us, hu, owner, load);
+      BoundedMatching.resolve(pool, us, hu, owner, load);
     }
     return build(pool, us, hu, owner, load, firstChoices);
   }
 
-  /**
-   * Unit-proposing deferred acceptance, starting from the first-choice assignment. Each member
-   * holds at most its cap of units; once contested, its units form a min-heap by the member's
-   * preference so the worst one can be displaced.
-   */
-  private static void resolveBounded(Pool pool, String[] us, long[] hu, int[] owner, int[] load) {
-    int m = pool.members.length;
-    int[][] acc = new int[m][];
-    int[] size = new int[m];
-    boolean[] heaped = new boolean[m];
-    for (int i = 0; i < m; i++) {
-      acc[i] = new int[Math.max(load[i], 1)];
-    }
-    for (int u = 0; u < owner.length; u++) {
-      int o = owner[u];
-      if (o >= 0) {
-        acc[o][size[o]++] = u;
-      }
-    }
-    ArrayDeque<Integer> queue = new ArrayDeque<>();
-    HashMap<Integer, int[]> prefs = new HashMap<>();
-    HashMap<Integer, Integer> nextPos = new HashMap<>();
-    for (int i = 0; i < m; i++) {
-      int cap = pool.caps[i];
-      if (size[i] > cap) {
-        final int mi = i;
-        Integer[] boxed = new Integer[size[i]];
-        for (int k = 0; k < size[i]; k++) {
-          boxed[k] = acc[i][k];
-        }
-        Arrays.sort(boxed, (a, b) -> -compareForMember(pool, mi, hu, us, a, b));
-        for (int k = cap; k < boxed.length; k++) {
-          owner[boxed[k]] = -1;
-          queue.add(boxed[k]);
-        }
-        for (int k = 0; k < cap; k++) {
-          acc[i][k] = boxed[k];
-        }
-        size[i] = cap;
-      }
-      if (acc[i].length < cap) {
-        acc[i] = Arrays.copyOf(acc[i], (int) Math.min(cap, Math.max(16L, (long) acc[i].length * 2)));
-      }
-    }
-    while (!queue.isEmpty()) {
-      int u = queue.poll();
-      int[] pl = prefs.computeIfAbsent(u, k -> pool.preferences(hu[k]));
-      int p = nextPos.getOrDefault(u, 0);
-      boolean placed = false;
-      while (p < pl.length) {
-        int c = pl[p++];
-        int cap = pool.caps[c];
-        if (size[c] < cap) {
-          if (size[c] == acc[c].length) {
-            acc[c] = Arrays.copyOf(acc[c], (int) Math.min(cap, (long) acc[c].length * 2));
-          }
-          acc[c][size[c]++] = u;
-          owner[u] = c;
-          if (heaped[c]) {
-            siftUp(acc[c], size[c] - 1, pool, c, hu, us);
-          }
-          placed = true;
-          break;
-        }
-        if (!heaped[c]) {
-          for (int k = size[c] / 2 - 1; k >= 0; k--) {
-            siftDown(acc[c], size[c], k, pool, c, hu, us);
-          }
-          heaped[c] = true;
-        }
-        int worst = acc[c][0];
-        if (compareForMember(pool, c, hu, us, u, worst) > 0) {
-          owner[u] = c;
-          owner[worst] = -1;
-          acc[c][0] = u;
-          siftDown(acc[c], size[c], 0, pool, c, hu, us);
-          queue.add(worst);
-          placed = true;
-          break;
-        }
-      }
-      nextPos.put(u, p);
-      if (!placed) {
-        owner[u] = -1; // nobody can take it
-      }
-    }
-    Arrays.fill(load, 0);
-    for (int o : owner) {
-      if (o >= 0) {
-        load[o]++;
-      }
-    }
-  }
-
-  private static void siftUp(int[] heap, int k, Pool pool, int i, long[] hu, String[] us) {
-    while (k > 0) {
-      int parent = (k - 1) / 2;
-      if (compareForMember(pool, i, hu, us, heap[k], heap[parent]) < 0) {
-        int t = heap[k];
-        heap[k] = heap[parent];
-        heap[parent] = t;
-        k = parent;
-      } else {
-        return;
-      }
-    }
-  }
-
-  /** Positive if unit a is preferred over unit b by member i. */
-  private static int compareForMember(Pool pool, int i, long[] hu, String[] us, int a, int b) {
-    long pa = pair(hu[a], pool.seeds[i]);
-    long pb = pair(hu[b], pool.seeds[i]);
-    int c = Long.compareUnsigned(pa, pb);
-    if (c != 0) {
-      return c;
-    }
-    return -Names.compareBytes(us[a], us[b]); // earlier name wins a full tie
-  }
-
-  private static void siftDown(int[] heap, int size, int k, Pool pool, int i, long[] hu, String[] us) {
-    while (true) {
-      int l = 2 * k + 1;
-      int r = l + 1;
-      int min = k;
-      if (l < size && compareForMember(pool, i, hu, us, heap[l], heap[min]) < 0) {
-        min = l;
-      }
-      if (r < size && compareForMember(pool, i, hu, us, heap[r], heap[min]) < 0) {
-        min = r;
-      }
-      if (min == k) {
-        return;
-      }
-      int t = heap[k];
-      heap[k] = heap[min];
-      heap[min] = t;
-      k = min;
-    }
-  }
-
-  private Table build(Pool pool, String[] us, long[] hu, int[] owner, int[] load, boolean firstChoices) {
+  private Table build(RendezvousPool pool, String[] us, long[] hu, int[] owner, int[] load, boolean firstChoices) {
     int m = pool.members.length;
     int[][] lists = new int[m][];
     int[] fill = new int[m];
@@ -525,7 +221,7 @@ public final class RendezvousAssigner implements Assigner {
     if (units.size() != n || !previous.unassigned().isEmpty()) {
       return assign(members, units, previous);
     }
-    Pool pool = new Pool(ms, n, epsilon);
+    RendezvousPool pool = new RendezvousPool(ms, n, epsilon);
     HashMap<String, Integer> index = new HashMap<>();
     for (int i = 0; i < ms.length; i++) {
       index.put(ms[i].id(), i);

@@ -10,6 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.allot.core.model.Member;
+import io.allot.core.testing.Tries;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;

@@ -7,6 +7,7 @@ import static io.allot.core.assign.BalancedFixtures.optimum;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.core.model.Member;
+import io.allot.core.testing.Tries;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;

@@ -4,6 +4,7 @@ import static io.allot.core.assign.BalancedFixtures.reordered;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.core.model.Member;
+import io.allot.core.testing.Tries;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.allot.core.hash.Hashing;
 import io.allot.core.model.Member;
+import io.allot.core.testing.Tries;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -135,7 +136,7 @@ class RendezvousProperties {
         if (m.affinity() == 0) {
           continue;
         }
-        long x = RendezvousAssigner.pair(hu, Hashing.hash64(m.id()));
+        long x = RendezvousPool.pair(hu, Hashing.hash64(m.id()));
         double uu = ((x >>> 25) + 0.5) * 0x1.0p-39;
         double score = -m.affinity() / StrictMath.log(uu);
         if (score >= best) {
@@ -235,9 +236,9 @@ class RendezvousProperties {
         int cap = (int) Math.max(1, Math.ceil(1.25 * c.units().size() * m.affinity() / w - 1e-9));
         List<String> mine = t.unitsOf(m.id());
         assertThat(mine.size()).as("member %s has room but %s prefers it", m.id(), u).isEqualTo(cap);
-        long su = RendezvousAssigner.pair(hu, Hashing.hash64(m.id()));
+        long su = RendezvousPool.pair(hu, Hashing.hash64(m.id()));
         for (String v : mine) {
-          long sv = RendezvousAssigner.pair(Hashing.hash64(v), Hashing.hash64(m.id()));
+          long sv = RendezvousPool.pair(Hashing.hash64(v), Hashing.hash64(m.id()));
           assertThat(Long.compareUnsigned(sv, su) > 0 || (sv == su && io.allot.core.model.Names.compareBytes(v, u) < 0))
               .as("member %s prefers %s to its %s", m.id(), u, v)
               .isTrue();
@@ -247,8 +248,8 @@ class RendezvousProperties {
   }
 
   private static boolean beats(Member[] ms, long hu, int a, int b) {
-    long pa = RendezvousAssigner.pair(hu, Hashing.hash64(ms[a].id()));
-    long pb = RendezvousAssigner.pair(hu, Hashing.hash64(ms[b].id()));
+    long pa = RendezvousPool.pair(hu, Hashing.hash64(ms[a].id()));
+    long pb = RendezvousPool.pair(hu, Hashing.hash64(ms[b].id()));
     double ka = -ms[a].affinity() / StrictMath.log(((pa >>> 25) + 0.5) * 0x1.0p-39);
     double kb = -ms[b].affinity() / StrictMath.log(((pb >>> 25) + 0.5) * 0x1.0p-39);
     return ka > kb || (ka == kb && a > b);

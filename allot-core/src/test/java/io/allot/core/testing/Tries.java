@@ -1,4 +1,4 @@
-package io.allot.worker;
+package io.allot.core.testing;
 
 import java.util.List;
 import java.util.Random;
@@ -8,25 +8,38 @@ import java.util.function.Function;
 import org.junit.jupiter.api.Test;
 
 /**
- * Runs a property on generated cases: first the given edge cases, then {@code tries} cases, each made by the generator
- * from a seed of its own (the seeds differ from run to run). A failure names the case, the try and its seed, and the
- * smallest failing case that {@code smaller} leads to; {@code -Dallot.seed=<seed>} replays that one case (with {@code
- * -Dtest=Class#method} to run only that property).
+ * Runs a property on generated cases, for the properties whose generators are easiest written as plain code on a
+ * {@link Random}: first the given edge cases, then {@code tries} cases, each made by the generator from a seed of its
+ * own (the seeds differ from run to run). A failure names the case, the try and its seed, and the smallest failing
+ * case that {@code smaller} leads to (if given); {@code -Dallot.seed=<seed>} replays that one case (with {@code
+ * -Dtest=Class#method} to run only that property). The simpler properties use QuickTheories instead, which prints its
+ * own seed. One copy for every module's tests: allot-core publishes it in its test-jar.
  */
-final class Tries {
-  static final String SEED_PROPERTY = "allot.seed";
+public final class Tries {
+  /** The system property that replays one seed. */
+  public static final String SEED_PROPERTY = "allot.seed";
   /** At most this many smaller cases are tried after a failure. */
   static final int SHRINK_STEPS = 2_000;
 
   private Tries() {}
+
+  /** Checks {@code property} on {@code tries} generated cases (or on the one replayed). */
+  public static <T> void forAll(int tries, Function<Random, T> generator, Consumer<T> property) {
+    forAll(tries, List.of(), generator, property);
+  }
+
+  /** Checks {@code property} on every edge case, then on {@code tries} generated cases (or on the one replayed). */
+  public static <T> void forAll(int tries, List<T> edges, Function<Random, T> generator, Consumer<T> property) {
+    forAll(tries, edges, generator, t -> List.of(), property);
+  }
 
   /**
    * Checks {@code property} on every edge case, then on {@code tries} generated cases (or on the one replayed).
    *
    * @param smaller the cases a little smaller than a given one (parts dropped, numbers lowered), tried in order
    */
-  static <T> void forAll(int tries, List<T> edges, Function<Random, T> generator, Function<T, List<T>> smaller,
-      Consumer<T> property) {
+  public static <T> void forAll(int tries, List<T> edges, Function<Random, T> generator,
+      Function<T, List<T>> smaller, Consumer<T> property) {
     String test = caller();
     String replay = System.getProperty(SEED_PROPERTY, "").trim();
     if (!replay.isEmpty()) {
@@ -42,7 +55,13 @@ final class Tries {
       long seed = seeds.nextLong();
       String which = "try " + (i + 1) + " of " + tries + ", seed " + seed + " (replay: -D" + SEED_PROPERTY + "=" + seed
           + " -Dtest='" + test + "')";
-      check(property, smaller, generator.apply(new Random(seed)), which);
+      T value;
+      try {
+        value = generator.apply(new Random(seed));
+      } catch (RuntimeException e) {
+        throw new AssertionError("generator failed on " + which, e);
+      }
+      check(property, smaller, value, which);
     }
   }
 
@@ -50,7 +69,7 @@ final class Tries {
    * A whole number in {@code [min, max]}: uniform in most draws, but the ends and small values come up more often (as
    * sizes, counts and ranks are where the bugs hide).
    */
-  static int between(Random r, int min, int max) {
+  public static int between(Random r, int min, int max) {
     int k = r.nextInt(10);
     if (k == 0) {
       return r.nextBoolean() ? min : max;
@@ -62,7 +81,7 @@ final class Tries {
   }
 
   /** The index of one of the weights, each drawn with its weight's share of the total. */
-  static int weighted(Random r, int... weights) {
+  public static int weighted(Random r, int... weights) {
     int total = 0;
     for (int w : weights) {
       total += w;
