@@ -60,18 +60,12 @@ import org.slf4j.LoggerFactory;
  */
 public final class PoolDistributor {
   private static final Logger log = LoggerFactory.getLogger(PoolDistributor.class);
-  /** A units list read costing at most this share of the poll interval is read at every poll round. */
-  static final double UNITS_READ_SHARE = 0.05;
-  /** A costlier one is read again, unannounced, once this many times its last read's duration has passed. */
-  static final int UNITS_REREAD_FACTOR = 50;
 
   // role views of the one store (cheap, thread-safe, valid until the store is closed)
   private final SeedKeys seedKeys;
   private final Membership membership;
   private final Ownership ownership;
   private final Tables tables;
-  /** The pool's long-running task specs: when it has any, its live specs are its units instead of the units list. */
-  private final io.allot.store.tasks.TaskSpecs specs;
   private final Leadership leadership;
   private final StoreClock clock;
   private final Pinger pinger;
@@ -96,13 +90,11 @@ public final class PoolDistributor {
   private Table previous = Table.EMPTY;
   /** The last cost fit: its input table, units and members, and its result. */
   private Table fitIn;
-  private SpecUnits fitUnits;
+  private PoolUnits fitUnits;
   private Set<Member> fitMembers;
   private Table fitOut;
-  /** The units list as last read (null: not yet), when (System.nanoTime()) and how long the read took. */
-  private LinkedHashSet<String> units;
-  private long unitsReadAtNanos;
-  private long unitsReadNanos;
+  /** Reads the units: from the pool's task specs if it has any, else from the units list. */
+  private final UnitsReader units;
   /** The units free of holds, for {@link #freeOfHolds}: the same object while units and held units are unchanged. */
   private Set<String> free;
   private Set<String> freeHeld;
@@ -115,8 +107,7 @@ public final class PoolDistributor {
   private final PingJudge pings;
   /** Registered members in the list whose lease ended (for logging each transition once). */
   private final Set<String> leaseDown = new HashSet<>();
-  /** Bad data warned about once; concurrent: a background units read reports into it too. */
-  private final Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private final BadData badData;
   private boolean warnedNoUnits;
   /** The highest epoch this distributor published, over all its terms (0: none yet). */
   private long lastEpoch;
@@ -128,16 +119,11 @@ public final class PoolDistributor {
   private static final String[] PHASES = {"lists", "records", "units", "pings", "holds", "compute", "encode", "publish"};
   /** Called when a background ping round completes; set before the first round ({@link #pingInBackground}). */
   private volatile Runnable pingsDone;
-  /** The background units read in flight (null: none; a null result: it failed) and its thread; loop thread only. */
-  private CompletableFuture<UnitsRead> unitsInFlight;
-  private java.util.concurrent.ExecutorService background;
   /** The background ping round in flight (null: none) and when it started; confined to the loop thread. */
   private CompletableFuture<List<Pinger.Result>> pingsInFlight;
   private long pingsStartedNanos;
   /** Whether the last background ping round had a failure; written by the pinger thread completing it. */
   private volatile boolean lastPingsFailed;
-  /** Set by {@link #unitsChanged()} from any thread; cleared by the round that reads the units list. */
-  private volatile boolean unitsDirty;
 
   // metrics
   private final AtomicInteger upGauge = new AtomicInteger();
@@ -146,7 +132,6 @@ public final class PoolDistributor {
   private final AtomicInteger unassignedGauge = new AtomicInteger();
   private final AtomicInteger leaderGauge = new AtomicInteger();
   private final Counter tableChanges;
-  private final Counter badData;
   private final Counter storeErrors;
   private final Counter lostState;
   private final Timer cycleTimer;
@@ -171,7 +156,6 @@ public final class PoolDistributor {
     this.membership = store.membership(pool);
     this.ownership = store.ownership(pool);
     this.tables = store.tables();
-    this.specs = store.taskSpecs(pool);
     this.leadership = store.leadership();
     this.clock = store.clock();
     this.pinger = pinger;
@@ -192,7 +176,10 @@ public final class PoolDistributor {
     Gauge.builder("allot_units_unassigned", unassignedGauge, AtomicInteger::get).tag("pool", pool).description("units no member could take (capacity)").register(registry);
     Gauge.builder("allot_leader", leaderGauge, AtomicInteger::get).tag("pool", pool).description("1 while this process leads the pool").register(registry);
     tableChanges = Counter.builder("allot_table_changes").tag("pool", pool).description("tables published").register(registry);
-    badData = Counter.builder("allot_bad_data").tag("pool", pool).description("invalid entries found in the store (skipped)").register(registry);
+    badData = new BadData(pool, Counter.builder("allot_bad_data").tag("pool", pool).description("invalid entries found in the store (skipped)").register(registry));
+    units = new UnitsReader(List.of(
+        new TaskSpecUnits(store.taskSpecs(pool), ownership, pool, settings.taskRetention(), clockMarginMillis),
+        new UnitsList(seedKeys, settings.workunitsNamespace(), badData)), settings.pollInterval(), pool);
     storeErrors = Counter.builder("allot_store_errors").tag("pool", pool).description("cycles that failed on the store").register(registry);
     lostState = Counter.builder("allot_store_lost_state").tag("pool", pool).description("publications whose epoch went backwards: the store lost state").register(registry);
     cycleTimer = Timer.builder("allot_cycle").tag("pool", pool).description("one distributor cycle").register(registry);
@@ -234,7 +221,7 @@ public final class PoolDistributor {
 
   /** The units list changed (a hint from any thread): the next round reads it again. */
   public void unitsChanged() {
-    unitsDirty = true;
+    units.changed();
   }
 
   private void run(boolean poll) {
@@ -336,7 +323,7 @@ public final class PoolDistributor {
     LinkedHashSet<String> members = members(raw, records.keySet());
     addBackLiveRecords(leases.live(), members);
     removeStaleRecords(leases.stale(), members);
-    LinkedHashSet<String> units = units(poll);
+    PoolUnits units = this.units.units(poll, pingsDone);
     unitsGauge.set(units.size());
     phase(2);
 
@@ -391,13 +378,14 @@ public final class PoolDistributor {
     phase(3);
 
     // a unit released with a hold goes to another member while the hold lasts
-    Map<String, UnitHold> holds = units.isEmpty() ? Map.of() : HoldPlacement.binding(ownership.holds(), units, live);
+    Map<String, UnitHold> holds = units.isEmpty() ? Map.of()
+        : HoldPlacement.binding(ownership.holds(), units.names(), live);
     scheduleNextChange(t0, now, leases, holds);
 
-    if (poll && units instanceof SpecUnits su && !su.tombstones.isEmpty()) {
-      purgeTombstones(su, records, now);
+    if (poll) {
+      units.source().maintain(units, records, now);
     }
-    if (units.isEmpty() && !(units instanceof SpecUnits)) {
+    if (units.isEmpty() && units.source().emptyKeepsTable()) {
       if (!warnedNoUnits) {
         log.warn("pool={} no work units in '{}': keeping the table as it is", pool, settings.workunitsNamespace());
         warnedNoUnits = true;
@@ -416,8 +404,8 @@ public final class PoolDistributor {
     phase(4);
     long c0 = System.nanoTime();
     Table table = HoldPlacement.place(compute(live, freeOfHolds(units, holds.keySet())), live, holds.values());
-    if (units instanceof SpecUnits su) {
-      table = fitCosts(table, live, su);
+    if (units.source().costed()) {
+      table = fitCosts(table, live, units);
     }
     computeTimer.record(Duration.ofNanos(System.nanoTime() - c0));
     unassignedGauge.set(table.unassigned().size());
@@ -464,12 +452,12 @@ public final class PoolDistributor {
         try {
           HostPort.parse(m);
         } catch (IllegalArgumentException e) {
-          badData("member", m, pool + ": " + e.getMessage());
+          badData.report("member", m, pool + ": " + e.getMessage());
           continue;
         }
       }
       if (!members.add(m)) {
-        badData("duplicate member", m, pool + ": member '" + m + "' is listed twice; counted once");
+        badData.report("duplicate member", m, pool + ": member '" + m + "' is listed twice; counted once");
       }
     }
     return members;
@@ -499,190 +487,34 @@ public final class PoolDistributor {
   }
 
   /** {@code units} without the held ones: the same object while neither changed, so the memo holds. */
-  private Set<String> freeOfHolds(LinkedHashSet<String> units, Set<String> held) {
+  private Set<String> freeOfHolds(PoolUnits units, Set<String> held) {
     if (held.isEmpty()) {
-      return units;
+      return units.names();
     }
-    if (free == null || freeOf != units || !held.equals(freeHeld)) {
-      LinkedHashSet<String> f = new LinkedHashSet<>(units);
+    if (free == null || freeOf != units.names() || !held.equals(freeHeld)) {
+      LinkedHashSet<String> f = new LinkedHashSet<>(units.names());
       f.removeAll(held);
       free = f;
-      freeOf = units;
+      freeOf = units.names();
       freeHeld = Set.copyOf(held);
     }
     return free;
   }
 
-  /**
-   * The units list, each valid unit once: read again if announced changed, never read, or (at a poll round) cheap
-   * to read or last read long ago (see the class comment); otherwise the same object as last time.
-   */
-  private LinkedHashSet<String> units(boolean poll) {
-    long now = System.nanoTime();
-    UnitsRead done = null;
-    if (unitsInFlight != null && unitsInFlight.isDone()) {
-      done = unitsInFlight.join(); // null if it failed (logged): read again at the next poll round
-      unitsInFlight = null;
-    }
-    if (done != null) {
-      if (done.of() == units) { // else a newer read replaced the list meanwhile
-        unitsReadAtNanos = done.startedNanos();
-        unitsReadNanos = done.nanos();
-        if (done.changed()) {
-          units = done.units();
-        }
-      }
-    }
-    if (units instanceof SpecUnits su && !unitsDirty && poll && specs.version() == su.version) {
-      return units; // the specs' version counts every change of a spec: nothing to read again
-    }
-    boolean cheap = unitsReadNanos <= settings.pollInterval().toNanos() * UNITS_READ_SHARE;
-    boolean old = now - unitsReadAtNanos >= unitsReadNanos * UNITS_REREAD_FACTOR;
-    if (units != null && !unitsDirty && poll && !cheap && old && pingsDone != null) {
-      // the unannounced re-read of a costly list: in the background, so no round waits for it
-      if (unitsInFlight == null) {
-        LinkedHashSet<String> of = units;
-        Runnable callback = pingsDone;
-        unitsInFlight = CompletableFuture.supplyAsync(() -> {
-          long t0 = System.nanoTime();
-          LinkedHashSet<String> read = readUnits();
-          return new UnitsRead(of, read, !sameUnits(read, of), t0, System.nanoTime() - t0);
-        }, background());
-        unitsInFlight.whenComplete((r, e) -> {
-          if (e != null) {
-            log.warn("pool={} reading the units list failed: {}", pool, e.toString());
-          }
-          callback.run();
-        });
-        unitsInFlight = unitsInFlight.exceptionally(e -> null);
-      }
-      return units;
-    }
-    boolean due = units == null || unitsDirty || poll && (cheap || old);
-    if (!due) {
-      return units;
-    }
-    unitsDirty = false; // before the read: a change announced during it is read next time
-    LinkedHashSet<String> read = readUnits();
-    unitsReadAtNanos = now;
-    unitsReadNanos = System.nanoTime() - now;
-    if (!sameUnits(read, units)) {
-      units = read;
-    }
-    return units;
-  }
 
-  /** Same unit names, and for task specs the same costs and tombstones. */
-  private static boolean sameUnits(LinkedHashSet<String> a, LinkedHashSet<String> b) {
-    if (a == null || b == null || !a.equals(b)) {
-      return false;
-    }
-    if (a instanceof SpecUnits sa) {
-      return b instanceof SpecUnits sb && sa.costs.equals(sb.costs) && sa.tombstones.equals(sb.tombstones);
-    }
-    return !(b instanceof SpecUnits);
-  }
-
-  /**
-   * The units of a pool with long-running task specs: its live specs by name (byte order), with the costs above 1
-   * and the tombstones, as of the specs' {@code version}. Immutable once built.
-   */
-  static final class SpecUnits extends LinkedHashSet<String> {
-    final Map<String, Integer> costs = new java.util.HashMap<>();
-    final Map<String, io.allot.store.tasks.TaskSpec> tombstones = new java.util.TreeMap<>();
-    final long version;
-
-    SpecUnits(List<io.allot.store.tasks.TaskSpec> specs, long version) {
-      this.version = version;
-      for (io.allot.store.tasks.TaskSpec s : specs) {
-        if (s.deleted()) {
-          tombstones.put(s.name(), s);
-        } else {
-          add(s.name());
-          if (s.cost() != 1) {
-            costs.put(s.name(), s.cost());
-          }
-        }
-      }
-    }
-  }
 
   /** The table with capacities counted in task costs ({@link CostFit}); the same object while nothing changed. */
-  private Table fitCosts(Table table, List<Member> live, SpecUnits su) {
+  private Table fitCosts(Table table, List<Member> live, PoolUnits su) {
     if (fitIn == table && fitUnits == su && new HashSet<>(live).equals(fitMembers)) {
       return fitOut;
     }
     fitIn = table;
     fitUnits = su;
     fitMembers = new HashSet<>(live);
-    fitOut = CostFit.fit(table, live, su.costs);
+    fitOut = CostFit.fit(table, live, su.costs());
     return fitOut;
   }
 
-  /**
-   * Removes the tombstones deleted more than the task retention ago that no member can run any more: no owner, or an
-   * owner whose session is gone or whose lease has been over for the store's clock margin (the rule of the status
-   * {@code Deleted}, and the wait any other claim needs).
-   */
-  private void purgeTombstones(SpecUnits su, Map<String, MemberRecord> records, long now) {
-    List<String> due = new ArrayList<>();
-    su.tombstones.forEach((name, spec) -> {
-      if (now - spec.deletedMillis() >= settings.taskRetention().toMillis()) {
-        due.add(name);
-      }
-    });
-    if (due.isEmpty()) {
-      return;
-    }
-    Map<String, UnitOwner> owners = ownership.ownersOf(due);
-    for (String name : due) {
-      UnitOwner o = owners.get(name);
-      MemberRecord r = o == null ? null : records.get(o.member());
-      boolean running = o != null && r != null && r.session() == o.session()
-          && r.leaseUntilMillis() + clockMarginMillis > now;
-      if (!running && specs.purge(name, su.tombstones.get(name).revision())) {
-        log.info("pool={} task {} deleted {} ms ago and stopped everywhere: tombstone purged", pool, name,
-            now - su.tombstones.get(name).deletedMillis());
-      }
-    }
-  }
-
-  /** A units list read in the background: the list it may replace, the result, whether it differs, its timing. */
-  private record UnitsRead(LinkedHashSet<String> of, LinkedHashSet<String> units, boolean changed, long startedNanos,
-      long nanos) {}
-
-  private java.util.concurrent.ExecutorService background() {
-    if (background == null) {
-      background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "allot-units-" + pool);
-        t.setDaemon(true);
-        return t;
-      });
-    }
-    return background;
-  }
-
-  private LinkedHashSet<String> readUnits() {
-    long version = specs.version(); // before the list: a change between the two is read again at the next poll
-    if (version > 0) { // 0: the pool never had a task spec, its units are the units list
-      List<io.allot.store.tasks.TaskSpec> all = specs.list();
-      if (!all.isEmpty()) {
-        return new SpecUnits(all, version);
-      }
-    }
-    List<String> rawUnits = seedKeys.list(settings.workunitsNamespace());
-    LinkedHashSet<String> units = new LinkedHashSet<>();
-    for (String u : rawUnits) {
-      if (u.isEmpty()) {
-        badData("unit", u, settings.workunitsNamespace() + ": empty unit name skipped");
-      } else if (u.indexOf(',') >= 0) {
-        badData("unit", u, settings.workunitsNamespace() + ": unit '" + u + "' contains ',', which the distribution hash cannot store; skipped");
-      } else if (!units.add(u)) {
-        badData("duplicate unit", u, settings.workunitsNamespace() + ": unit '" + u + "' is listed twice; counted once");
-      }
-    }
-    return units;
-  }
 
   /** A member whose lease is live belongs in the list (something removed it: an operator, an older -remove-dead). */
   private void addBackLiveRecords(Set<String> liveIds, LinkedHashSet<String> members) {
@@ -873,19 +705,10 @@ public final class PoolDistributor {
     return lastPingNanos;
   }
 
-  private void badData(String kind, String value, String message) {
-    badData.increment();
-    if (warned.add(kind + "\u0000" + value)) {
-      log.warn("pool={} bad data: {}", pool, message);
-    }
-  }
 
   /** Gives up leadership (on shutdown) and stops the background units reader, if any. */
   public void release() {
-    if (background != null) {
-      background.shutdownNow();
-      background = null;
-    }
+    units.close();
     if (lease != null) {
       try {
         leadership.release(lease);
