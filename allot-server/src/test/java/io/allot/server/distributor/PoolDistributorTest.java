@@ -3,7 +3,6 @@ package io.allot.server.distributor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.core.assign.Assigners;
-import io.allot.core.assign.SeedLayout;
 import io.allot.server.dev.DemoMember;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
@@ -104,9 +103,7 @@ class PoolDistributorTest {
   }
 
   Map<String, List<String>> table() {
-    Map<String, List<String>> out = new HashMap<>();
-    store.tables().read(tableKey).forEach((m, v) -> out.put(m, SeedLayout.split(v)));
-    return out;
+    return new HashMap<>(store.tables().units(tableKey));
   }
 
   /** The case: -remove-dead -down-after 1 -ping-timeout 200ms dropped two fresh SDK workers at their first ping. */

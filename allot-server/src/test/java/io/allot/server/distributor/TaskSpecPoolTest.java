@@ -3,7 +3,6 @@ package io.allot.server.distributor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.core.assign.Assigners;
-import io.allot.core.assign.SeedLayout;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
 import io.allot.store.memory.MemoryStore;
@@ -46,9 +45,7 @@ class TaskSpecPoolTest {
   }
 
   Map<String, List<String>> table() {
-    Map<String, List<String>> out = new HashMap<>();
-    store.tables().read("table").forEach((m, v) -> out.put(m, SeedLayout.split(v)));
-    return out;
+    return new HashMap<>(store.tables().units("table"));
   }
 
   long load(String member, Map<String, Integer> costs) {
