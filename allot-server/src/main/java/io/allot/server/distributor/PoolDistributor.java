@@ -1,6 +1,7 @@
 package io.allot.server.distributor;
 
 import io.allot.core.assign.Assigner;
+import io.allot.core.assign.HoldPlacement;
 import io.allot.core.assign.SeedLayout;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
@@ -311,7 +312,7 @@ public final class PoolDistributor {
 
     // a unit released with a hold goes to another member while the hold lasts
     Map<String, UnitHold> holds = units.isEmpty() ? Map.of()
-        : HoldPlacement.binding(ownership.holds(), units.names(), live);
+        : HoldPlacement.binding(ownership.holds(), UnitHold::member, units.names(), live);
     scheduleNextChange(t0, now, leases, holds);
     if (poll) {
       units.source().maintain(units, records, now);

@@ -3,6 +3,7 @@ package io.allot.server.distributor;
 import io.allot.core.assign.Assigner;
 import io.allot.core.assign.Changes;
 import io.allot.core.assign.CostFit;
+import io.allot.core.assign.HoldPlacement;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
 import io.allot.store.UnitHold;
@@ -75,7 +76,8 @@ final class TableComputer {
    * same object as last time while nothing changed.
    */
   Table table(List<Member> live, PoolUnits units, Map<String, UnitHold> holds) {
-    Table table = HoldPlacement.place(compute(live, freeOfHolds(units, holds.keySet())), live, holds.values());
+    Table table = HoldPlacement.place(compute(live, freeOfHolds(units, holds.keySet())), live, holds,
+        UnitHold::member);
     return units.source().costed() ? fitCosts(table, live, units) : table;
   }
 
