@@ -119,7 +119,7 @@ public final class PoolDistributor {
     BadData badData = new BadData(pool, metrics.badData);
     long clockMarginMillis = store.safety().clockMargin().toMillis();
     this.members = new PoolMembers(seedKeys, membership, pool, LeaseJudge.cleanupAge(store.safety()), badData);
-    this.pings = new PoolPings(pinger, new PingJudge(pool, settings.downAfter()), metrics);
+    this.pings = new PoolPings(pool, pinger, settings.downAfter(), metrics);
     this.units = new UnitsReader(List.of(
         new TaskSpecUnits(store.taskSpecs(pool), ownership, pool, settings.taskRetention(), clockMarginMillis),
         new UnitsList(seedKeys, settings.workunitsNamespace(), badData)), settings.pollInterval(), pool);

@@ -29,10 +29,11 @@ final class PoolPings {
   /** The duration of the last ping round. */
   private volatile long lastRoundNanos;
 
-  PoolPings(Pinger pinger, PingJudge judge, PoolMetrics metrics) {
+  /** @param downAfter failed pings in a row that mark a member down ({@link PingJudge}) */
+  PoolPings(String pool, Pinger pinger, int downAfter, PoolMetrics metrics) {
     this.pinger = pinger;
-    this.judge = judge;
     this.metrics = metrics;
+    this.judge = new PingJudge(pool, downAfter);
   }
 
   /** The verdicts. */

@@ -9,17 +9,10 @@ import java.util.Optional;
 /**
  * The units list ({@code -workunits-namespace}, the original distributor's list): each valid unit once, in list
  * order. An empty or comma-holding name is skipped and a repeated one counted once, each reported as bad data.
+ *
+ * @param namespace the units list's key ({@code -workunits-namespace})
  */
-final class UnitsList implements UnitSource {
-  private final SeedKeys seedKeys;
-  private final String namespace;
-  private final BadData badData;
-
-  UnitsList(SeedKeys seedKeys, String namespace, BadData badData) {
-    this.seedKeys = seedKeys;
-    this.namespace = namespace;
-    this.badData = badData;
-  }
+record UnitsList(SeedKeys seedKeys, String namespace, BadData badData) implements UnitSource {
 
   @Override
   public Optional<PoolUnits> read() {

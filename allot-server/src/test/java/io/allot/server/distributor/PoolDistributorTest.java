@@ -70,10 +70,15 @@ class PoolDistributorTest {
    * them live too: what these tests check is then the lease rule alone).
    */
   String address() {
+    return answering().address();
+  }
+
+  /** A started gRPC member that answers pings, warmed up; stopped after the test. */
+  DemoMember answering() {
     DemoMember m = new DemoMember(0, true, false).start();
     closeLater.add(m);
     warm(m.address());
-    return m.address();
+    return m;
   }
 
   /** Pings {@code address} until it answers: a first ping over a cold channel may take longer than 200 ms here. */
@@ -341,9 +346,7 @@ class PoolDistributorTest {
   /** A change round pings a member without a record only if it was never pinged; a poll round pings every one. */
   @Test
   void aChangeRoundPingsOnlyNewMembersWithoutARecord() {
-    DemoMember original = new DemoMember(0, true, false).start();
-    closeLater.add(original);
-    warm(original.address());
+    DemoMember original = answering();
     store.seedKeys().addToList(pool, original.address());
     units(4);
     PoolDistributor d = distributor("rendezvous", false, 1);
@@ -362,9 +365,7 @@ class PoolDistributorTest {
    */
   @Test
   void backgroundPingsAreCountedByTheRoundAfterThem() throws Exception {
-    DemoMember original = new DemoMember(0, true, false).start();
-    closeLater.add(original);
-    warm(original.address());
+    DemoMember original = answering();
     store.seedKeys().addToList(pool, original.address());
     units(4);
     PoolDistributor d = distributor("rendezvous", false, 1);
