@@ -4,6 +4,7 @@ import io.allot.store.Store;
 import io.allot.tasks.service.TaskJson;
 import io.allot.tasks.service.TaskService;
 import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.service.TaskView;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -58,6 +59,17 @@ final class TaskCommand implements Runnable {
     String table;
   }
 
+  /**
+   * The exit code of a request the task service refused with {@code kind}: 2 for bad input (the usage error's code:
+   * nothing changed, the command line must change), 1 for everything else.
+   */
+  static int exitCode(ErrorKind kind) {
+    return switch (kind) {
+      case BAD_INPUT, TOO_LARGE -> 2;
+      case UNAUTHENTICATED, NOT_FOUND, CONFLICT, UNAVAILABLE -> 1;
+    };
+  }
+
   /** Runs one operation on the service: API errors become exit codes with a one-line message. */
   abstract static class Op implements Callable<Integer> {
     @Spec CommandSpec spec;
@@ -80,8 +92,9 @@ final class TaskCommand implements Runnable {
         try {
           apply(service, out, err);
         } catch (TaskServiceException e) {
-          err.println("allot: " + e.getMessage() + (e.status() == 400 || e.status() == 413 ? "; nothing changed" : ""));
-          return e.status() == 400 || e.status() == 413 ? 2 : 1;
+          int code = exitCode(e.kind());
+          err.println("allot: " + e.getMessage() + (code == 2 ? "; nothing changed" : ""));
+          return code;
         } catch (UnsupportedOperationException e) {
           err.println("allot: store " + s.describe() + " cannot hold task specs yet: " + e.getMessage());
           return 1;

@@ -2,7 +2,7 @@ package io.allot.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.allot.core.assign.SeedLayout;
+import io.allot.core.assign.TableCodec;
 import io.allot.store.Store;
 import io.allot.store.Stores;
 import java.io.IOException;
@@ -86,7 +86,7 @@ class ServerAndWorkersProcessTest {
   static boolean bothListedWithUnits(Store store, String pool, String table, Set<String> workers) {
     Map<String, String> t = store.tables().read(table);
     return store.seedKeys().list(pool).containsAll(workers)
-        && workers.stream().allMatch(w -> !SeedLayout.split(t.getOrDefault(w, "")).isEmpty());
+        && workers.stream().allMatch(w -> !TableCodec.decode(t.get(w)).isEmpty());
   }
 
   /** The units a worker runs now, from its event file: started and not stopped since. */
@@ -139,14 +139,14 @@ class ServerAndWorkersProcessTest {
       Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> running(eventsB).contains(unit));
       assertThat(running(eventsA)).doesNotContain(unit);
       assertThat(lines(eventsA)).anyMatch(l -> l.endsWith(" stop " + unit));
-      assertThat(SeedLayout.split(store.tables().read(table).getOrDefault(memberB, ""))).contains(unit);
+      assertThat(store.tables().units(table, memberB)).contains(unit);
     }
   }
 
   /** The member the published table gives {@code unit} to. */
   static String memberOf(Store store, String table, String unit) {
     return store.tables().read(table).entrySet().stream()
-        .filter(e -> SeedLayout.split(e.getValue()).contains(unit)).map(Map.Entry::getKey)
+        .filter(e -> TableCodec.decode(e.getValue()).contains(unit)).map(Map.Entry::getKey)
         .findFirst().orElse("");
   }
 }

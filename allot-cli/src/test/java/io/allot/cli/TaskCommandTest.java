@@ -7,12 +7,15 @@ import io.allot.store.MemberMeta;
 import io.allot.store.memory.MemoryStore;
 import io.allot.store.tasks.TaskRun;
 import io.allot.tasks.service.TaskJson;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * {@code allot task create|update|delete|get|list} on a memory store shared by the in-process runs
@@ -132,5 +135,13 @@ class TaskCommandTest {
     assertThat(CliRun.of("task", "create", "--help").out()).contains("--args-file");
     assertThat(store.taskSpecs("p").version()).isEqualTo(version);
     assertThat(store.taskSpecs("p").get("x")).isEmpty();
+  }
+
+  /** Every kind of refusal has its exit code: 2 for input to change (nothing was applied), 1 otherwise. */
+  @ParameterizedTest
+  @EnumSource(ErrorKind.class)
+  void everyErrorKindExitsWithItsCode(ErrorKind kind) {
+    boolean badInput = kind == ErrorKind.BAD_INPUT || kind == ErrorKind.TOO_LARGE;
+    assertThat(TaskCommand.exitCode(kind)).as("%s", kind).isEqualTo(badInput ? 2 : 1);
   }
 }

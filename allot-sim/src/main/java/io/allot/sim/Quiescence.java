@@ -1,6 +1,5 @@
 package io.allot.sim;
 
-import io.allot.core.assign.SeedLayout;
 import io.allot.store.UnitOwner;
 import java.util.List;
 import java.util.Map;
@@ -34,8 +33,8 @@ final class Quiescence {
       }
     }
     Map<String, String> table = new TreeMap<>();
-    for (Map.Entry<String, String> e : new TreeMap<>(store.store().tables().read(SimProcess.TABLE)).entrySet()) {
-      for (String u : SeedLayout.split(e.getValue())) {
+    for (Map.Entry<String, List<String>> e : new TreeMap<>(store.store().tables().units(SimProcess.TABLE)).entrySet()) {
+      for (String u : e.getValue()) {
         String before = table.put(u, e.getKey());
         if (before != null) {
           return "unit " + u + " is in the table twice (" + before + ", " + e.getKey() + ")";

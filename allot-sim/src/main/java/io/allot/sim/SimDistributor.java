@@ -2,6 +2,7 @@ package io.allot.sim;
 
 import io.allot.core.assign.Assigner;
 import io.allot.core.assign.Assigners;
+import io.allot.core.assign.HoldPlacement;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
 import io.allot.store.FencedException;
@@ -13,7 +14,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,9 +25,9 @@ import java.util.function.Supplier;
  * leadership lease, reads the member records, the holds and the store time in one call, judges each member by its
  * lease (down once the lease ended plus the clock margin, store time), computes the table with a real assigner from
  * {@code allot-core} over the live members and the units that are not held, gives each held unit to the least-loaded
- * other live member, and publishes the table under its lease when it changed. An epoch that went backwards (the store
- * lost state) makes it forget what it published. Records expired for a long time are removed with {@code
- * removeIfExpired}. Each store call goes through the {@link Network}, so the table is computed from a view that may be
+ * other live member (the server's own {@link HoldPlacement}), and publishes the table under its lease when it
+ * changed. An epoch that went backwards (the store lost state) makes it forget what it published. Records expired
+ * for a long time are removed with {@code removeIfExpired}. Each store call goes through the {@link Network}, so the table is computed from a view that may be
  * stale by the time it is published, as in real life.
  *
  * <p>Not thread-safe (confined to the simulation's thread). A restart ({@link #restart()}) forgets everything; the
@@ -199,20 +199,13 @@ final class SimDistributor implements Network.Subscriber {
         }
       }
     }
-    Set<String> liveIds = new LinkedHashSet<>();
-    live.forEach(m -> liveIds.add(m.id()));
-    Map<String, UnitHold> held = new TreeMap<>();
-    view.holds().forEach((u, h) -> {
-      if (view.units().contains(u) && liveIds.contains(h.member())) {
-        held.put(u, h);
-      }
-    });
+    Map<String, UnitHold> held = HoldPlacement.binding(view.holds(), UnitHold::member, Set.copyOf(view.units()), live);
     for (UnitHold h : held.values()) {
       nextChange = Math.min(nextChange, Math.max(0, h.untilMillis() - view.nowMillis()));
     }
     List<String> free = new ArrayList<>(view.units());
     free.removeAll(held.keySet());
-    Table table = placeHeld(assigner.assign(live, free, previous), live, held.values());
+    Table table = HoldPlacement.place(assigner.assign(live, free, previous), live, held, UnitHold::member);
     Map<String, String> fields = new LinkedHashMap<>(table.toDistributionHash());
     down.forEach(id -> fields.putIfAbsent(id, "")); // down members: told explicitly they have nothing
     long wait = nextChange == Long.MAX_VALUE ? pollNanos : Math.min(pollNanos, nextChange * 1_000_000L + 1_000_000L);
@@ -246,39 +239,6 @@ final class SimDistributor implements Network.Subscriber {
       }
       done(inc, wait);
     });
-  }
-
-  /**
-   * Each held unit goes to the live member with the least load per affinity that is not the one that declined it and
-   * has room (ties by id); unassigned if there is none. As the server's {@code HoldPlacement}.
-   */
-  private static Table placeHeld(Table table, List<Member> live, Collection<UnitHold> held) {
-    if (held.isEmpty()) {
-      return table;
-    }
-    Map<String, List<String>> byMember = new TreeMap<>();
-    table.byMember().forEach((m, us) -> byMember.put(m, new ArrayList<>(us)));
-    List<String> unassigned = new ArrayList<>(table.unassigned());
-    List<Member> members = new ArrayList<>(live);
-    members.sort((a, b) -> a.id().compareTo(b.id()));
-    for (UnitHold h : held) {
-      Member best = null;
-      for (Member m : members) {
-        int load = byMember.computeIfAbsent(m.id(), k -> new ArrayList<>()).size();
-        if (m.id().equals(h.member()) || m.affinity() <= 0 || load >= m.capacity()) {
-          continue;
-        }
-        if (best == null || (long) load * best.affinity() < (long) byMember.get(best.id()).size() * m.affinity()) {
-          best = m;
-        }
-      }
-      if (best == null) {
-        unassigned.add(h.unit());
-      } else {
-        byMember.get(best.id()).add(h.unit());
-      }
-    }
-    return Table.of(byMember, unassigned);
   }
 
   private void cleanup(List<MemberRecord> stale) {

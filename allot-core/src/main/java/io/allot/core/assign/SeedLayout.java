@@ -1,7 +1,6 @@
 package io.allot.core.assign;
 
 import io.allot.core.model.Names;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -17,27 +16,6 @@ public final class SeedLayout {
   /** Rejects a unit the seed layout cannot store: {@link TableCodec#checkUnit}. */
   public static String checkUnit(String unit) {
     return TableCodec.checkUnit(unit);
-  }
-
-  /**
-   * Joins units with {@code ','}; rejects a unit that contains one.
-   *
-   * @deprecated the table codec's {@link TableCodec#encode}, under its old name; kept until every caller moved
-   */
-  @Deprecated
-  public static String join(List<String> units) {
-    return TableCodec.encode(units);
-  }
-
-  /**
-   * Splits a distribution-hash value into units; the empty string is no units.
-   *
-   * @deprecated the table codec's {@link TableCodec#decode(String)}, under its old name (a reader of a table reads
-   *     its units through the store's {@code Tables.units}); kept until every caller moved
-   */
-  @Deprecated
-  public static List<String> split(String value) {
-    return new ArrayList<>(TableCodec.decode(value));
   }
 
   /**

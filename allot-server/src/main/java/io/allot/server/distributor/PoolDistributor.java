@@ -1,13 +1,10 @@
 package io.allot.server.distributor;
 
 import io.allot.core.assign.Assigner;
-import io.allot.core.assign.Changes;
-import io.allot.core.assign.CostFit;
+import io.allot.core.assign.HoldPlacement;
 import io.allot.core.assign.SeedLayout;
 import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
-import io.allot.core.model.Names;
-import io.allot.server.config.HostPort;
 import io.allot.server.ping.Pinger;
 import io.allot.store.FencedException;
 import io.allot.store.Leadership;
@@ -20,12 +17,7 @@ import io.allot.store.Store;
 import io.allot.store.StoreClock;
 import io.allot.store.Tables;
 import io.allot.store.UnitHold;
-import io.allot.store.UnitOwner;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -34,8 +26,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,121 +33,67 @@ import org.slf4j.LoggerFactory;
 /**
  * The distributor of one pool (one services list): elects itself leader, judges the members (a member with a
  * member record by its lease, {@link LeaseJudge}; one without, an original-style service, by pings, {@link
- * PingJudge}), keeps the list consistent with the live registrations, computes the table with the held units placed
- * apart ({@link HoldPlacement}) and publishes it when it changed. {@link #cycle()} runs one poll round (pings
- * included); {@link #react()} one round for a change announced in the store or a lease end, which pings only members
- * it has never pinged. Run by {@link DistributorServer}, the poll rounds' pings of known members go on in the
- * background ({@link #pingInBackground}), so no round waits for a slow ping. The caller schedules them, and runs one more at {@link #millisToNextChange()}. Not
- * thread-safe: run rounds one at a time; only the change hints ({@link #unitsChanged()}) may come from any thread.
+ * PingJudge}), keeps the list consistent with the live registrations ({@link PoolMembers}), computes the table with
+ * the held units placed apart ({@link TableComputer}) and publishes it when it changed ({@link TablePublisher}).
+ * {@link #cycle()} runs one poll round (pings included); {@link #react()} one round for a change announced in the
+ * store or a lease end, which pings only members it has never pinged. Run by {@link DistributorServer}, the poll
+ * rounds' pings of known members go on in the background ({@link #pingInBackground}), so no round waits for a slow
+ * ping. The caller schedules them, and runs one more at {@link #millisToNextChange()}. Not thread-safe: run rounds one
+ * at a time; only the change hints ({@link #unitsChanged()}) may come from any thread.
  *
- * <p>Steady cost at scale: the units list is read again only when announced changed ({@link #unitsChanged()}), or at
- * a poll round when the last read was cheap (at most {@link #UNITS_READ_SHARE} of the poll interval: every poll, as
- * the original did), or when {@link #UNITS_REREAD_FACTOR} times the last read's duration has passed (a list changed
- * without an announcement is seen that late). Between changes nothing is recomputed nor re-encoded: the same units
- * object, members and previous table give the memoized table, and an unchanged table is not encoded again. On a
- * change only the changed members' entries are encoded anew; the others keep the very strings published last,
- * which lets a store send and write only the difference ({@link Tables#publish}).
+ * <p>The units come from a {@link UnitSource}: the pool's long-running task specs if it has any, else the units list
+ * ({@link UnitsReader}). Steady cost at scale: the units list is read again only when announced changed ({@link
+ * #unitsChanged()}), or at a poll round when the last read was cheap (at most {@link UnitsReader#READ_SHARE} of the
+ * poll interval: every poll, as the original did), or when {@link UnitsReader#REREAD_FACTOR} times the last read's
+ * duration has passed (a list changed without an announcement is seen that late). Between changes nothing is
+ * recomputed nor re-encoded: the same units object, members and previous table give the memoized table, and an
+ * unchanged table is not encoded again. On a change only the changed members' entries are encoded anew; the others
+ * keep the very strings published last, which lets a store send and write only the difference ({@link
+ * Tables#publish}).
  */
 public final class PoolDistributor {
   private static final Logger log = LoggerFactory.getLogger(PoolDistributor.class);
-  /** A units list read costing at most this share of the poll interval is read at every poll round. */
-  static final double UNITS_READ_SHARE = 0.05;
-  /** A costlier one is read again, unannounced, once this many times its last read's duration has passed. */
-  static final int UNITS_REREAD_FACTOR = 50;
+  private static final String[] PHASES = {"lists", "records", "units", "pings", "holds", "compute", "encode", "publish"};
 
   // role views of the one store (cheap, thread-safe, valid until the store is closed)
   private final SeedKeys seedKeys;
   private final Membership membership;
   private final Ownership ownership;
   private final Tables tables;
-  /** The pool's long-running task specs: when it has any, its live specs are its units instead of the units list. */
-  private final io.allot.store.tasks.TaskSpecs specs;
   private final Leadership leadership;
   private final StoreClock clock;
-  private final Pinger pinger;
-  private final Assigner assigner;
   private final DistributorSettings settings;
   private final String pool;
   private final String holder;
   private final String leaseName;
   private final BiConsumer<String, Published> onPublish;
-  private final String storeName;
   private final LeaseJudge leaseJudge;
-  private final long clockMarginMillis;
-  private final Duration cleanupAge;
+  // the parts, each confined to the thread running the rounds but for what they say
+  private final PoolMetrics metrics;
+  private final PoolMembers members;
+  private final PoolPings pings;
+  private final UnitsReader units;
+  private final TableComputer computer;
+  private final TablePublisher publisher;
 
   // The state below is confined to the thread running cycle() and release() (one at a time, see the class
   // comment); only `lease` is also read by other threads (isLeader(), lease()), hence volatile.
   private volatile Lease lease;
-  private Map<String, String> lastPublished;
-  /** The table {@link #lastPublished} encodes (null: none), and the members it was published for. */
-  private Table lastTable;
-  private Set<String> lastMembers;
-  private Table previous = Table.EMPTY;
-  /** The last cost fit: its input table, units and members, and its result. */
-  private Table fitIn;
-  private SpecUnits fitUnits;
-  private Set<Member> fitMembers;
-  private Table fitOut;
-  /** The units list as last read (null: not yet), when (System.nanoTime()) and how long the read took. */
-  private LinkedHashSet<String> units;
-  private long unitsReadAtNanos;
-  private long unitsReadNanos;
-  /** The units free of holds, for {@link #freeOfHolds}: the same object while units and held units are unchanged. */
-  private Set<String> free;
-  private Set<String> freeHeld;
-  private Set<String> freeOf;
-  // the inputs and result of the last computation, so an unchanged fleet costs no recomputation
-  private Set<Member> memoMembers;
-  private Set<String> memoUnits;
-  private Table memoPrevious;
-  private Table memoTable;
-  private final PingJudge pings;
-  /** Registered members in the list whose lease ended (for logging each transition once). */
-  private final Set<String> leaseDown = new HashSet<>();
-  /** Bad data warned about once; concurrent: a background units read reports into it too. */
-  private final Set<String> warned = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private boolean warnedNoUnits;
-  /** The highest epoch this distributor published, over all its terms (0: none yet). */
-  private long lastEpoch;
-  /** System.nanoTime() of the next lease end or hold end; Long.MAX_VALUE: none. */
-  private long nextChangeAtNanos = Long.MAX_VALUE;
-  private long lastPingNanos;
+  /** System.nanoTime() of the next lease end or hold end; Long.MAX_VALUE: none. Read by the scheduling thread. */
+  private volatile long nextChangeAtNanos = Long.MAX_VALUE;
   /** When each phase of the current round ended (System.nanoTime(), 0: not reached), for the debug log. */
   private final long[] phaseEnds = new long[PHASES.length];
-  private static final String[] PHASES = {"lists", "records", "units", "pings", "holds", "compute", "encode", "publish"};
-  /** Called when a background ping round completes; set before the first round ({@link #pingInBackground}). */
-  private volatile Runnable pingsDone;
-  /** The background units read in flight (null: none; a null result: it failed) and its thread; loop thread only. */
-  private CompletableFuture<UnitsRead> unitsInFlight;
-  private java.util.concurrent.ExecutorService background;
-  /** The background ping round in flight (null: none) and when it started; confined to the loop thread. */
-  private CompletableFuture<List<Pinger.Result>> pingsInFlight;
-  private long pingsStartedNanos;
-  /** Whether the last background ping round had a failure; written by the pinger thread completing it. */
-  private volatile boolean lastPingsFailed;
-  /** Set by {@link #unitsChanged()} from any thread; cleared by the round that reads the units list. */
-  private volatile boolean unitsDirty;
-
-  // metrics
-  private final AtomicInteger upGauge = new AtomicInteger();
-  private final AtomicInteger downGauge = new AtomicInteger();
-  private final AtomicInteger unitsGauge = new AtomicInteger();
-  private final AtomicInteger unassignedGauge = new AtomicInteger();
-  private final AtomicInteger leaderGauge = new AtomicInteger();
-  private final Counter tableChanges;
-  private final Counter badData;
-  private final Counter storeErrors;
-  private final Counter lostState;
-  private final Timer cycleTimer;
-  private final Timer pingTimer;
-  private final Timer computeTimer;
-  private final Timer publishTimer;
-  private final DistributionSummary pingFailures;
 
   /** A published table. */
   public record Published(long epoch, Table table, Set<String> down) {}
 
+  /**
+   * The distributor of {@code pool} on {@code store}.
+   *
+   * @param holder    this process's name in the leadership lease
+   * @param onPublish told of every table this distributor publishes (null: nobody)
+   */
   public PoolDistributor(
       Store store,
       Pinger pinger,
@@ -171,41 +107,32 @@ public final class PoolDistributor {
     this.membership = store.membership(pool);
     this.ownership = store.ownership(pool);
     this.tables = store.tables();
-    this.specs = store.taskSpecs(pool);
     this.leadership = store.leadership();
     this.clock = store.clock();
-    this.pinger = pinger;
-    this.assigner = assigner;
     this.settings = settings;
     this.pool = pool;
     this.holder = holder;
     this.leaseName = Tables.leaseName(settings.distributionNamespace(), pool);
     this.onPublish = onPublish;
-    this.storeName = store.describe();
     this.leaseJudge = LeaseJudge.of(store.safety());
-    this.clockMarginMillis = store.safety().clockMargin().toMillis();
-    this.cleanupAge = LeaseJudge.cleanupAge(store.safety());
-    this.pings = new PingJudge(pool, settings.downAfter());
-    Gauge.builder("allot_members", upGauge, AtomicInteger::get).tag("pool", pool).tag("state", "up").description("members answering pings").register(registry);
-    Gauge.builder("allot_members", downGauge, AtomicInteger::get).tag("pool", pool).tag("state", "down").description("members marked down").register(registry);
-    Gauge.builder("allot_units", unitsGauge, AtomicInteger::get).tag("pool", pool).description("work units").register(registry);
-    Gauge.builder("allot_units_unassigned", unassignedGauge, AtomicInteger::get).tag("pool", pool).description("units no member could take (capacity)").register(registry);
-    Gauge.builder("allot_leader", leaderGauge, AtomicInteger::get).tag("pool", pool).description("1 while this process leads the pool").register(registry);
-    tableChanges = Counter.builder("allot_table_changes").tag("pool", pool).description("tables published").register(registry);
-    badData = Counter.builder("allot_bad_data").tag("pool", pool).description("invalid entries found in the store (skipped)").register(registry);
-    storeErrors = Counter.builder("allot_store_errors").tag("pool", pool).description("cycles that failed on the store").register(registry);
-    lostState = Counter.builder("allot_store_lost_state").tag("pool", pool).description("publications whose epoch went backwards: the store lost state").register(registry);
-    cycleTimer = Timer.builder("allot_cycle").tag("pool", pool).description("one distributor cycle").register(registry);
-    pingTimer = Timer.builder("allot_ping").tag("pool", pool).publishPercentileHistogram().description("ping latency").register(registry);
-    computeTimer = Timer.builder("allot_compute").tag("pool", pool).description("table computation").register(registry);
-    publishTimer = Timer.builder("allot_publish").tag("pool", pool).description("table write").register(registry);
-    pingFailures = DistributionSummary.builder("allot_ping_failures").tag("pool", pool).description("failed pings per cycle").register(registry);
+    this.metrics = new PoolMetrics(registry, pool);
+    BadData badData = new BadData(pool, metrics.badData);
+    long clockMarginMillis = store.safety().clockMargin().toMillis();
+    this.members = new PoolMembers(seedKeys, membership, pool, LeaseJudge.cleanupAge(store.safety()), badData);
+    this.pings = new PoolPings(pool, pinger, settings.downAfter(), metrics);
+    this.units = new UnitsReader(List.of(
+        new TaskSpecUnits(store.taskSpecs(pool), ownership, pool, settings.taskRetention(), clockMarginMillis),
+        new UnitsList(seedKeys, settings.workunitsNamespace(), badData)), settings.pollInterval(), pool);
+    this.computer = new TableComputer(assigner);
+    this.publisher = new TablePublisher(tables, settings.distributionNamespace(), pool, store.describe(), metrics);
   }
 
+  /** The pool distributed. */
   public String pool() {
     return pool;
   }
 
+  /** True while this distributor leads its pool. */
   public boolean isLeader() {
     return lease != null;
   }
@@ -234,7 +161,52 @@ public final class PoolDistributor {
 
   /** The units list changed (a hint from any thread): the next round reads it again. */
   public void unitsChanged() {
-    unitsDirty = true;
+    units.changed();
+  }
+
+  /**
+   * Runs the poll rounds' pings of members already pinged in the background from now on: the round starts them and
+   * goes on with the verdicts it has; when they complete with a failure (or after a round with one), {@code done} is
+   * called (from a pinger thread) and the next round records them (all answered, as before: the next poll round).
+   * The caller makes {@code done} run a round, so a slow ping round never delays a change round; a costly units list
+   * is then re-read in the background too, calling {@code done} when read. Without it (rounds run by hand), every
+   * poll round waits for its pings. Call before the first round.
+   */
+  public void pingInBackground(Runnable done) {
+    pings.inBackground(done);
+  }
+
+  /**
+   * Milliseconds until the next moment the table must change (store time): a registered member's lease, plus the
+   * store's clock margin, ends (from then on its units can be claimed), or a hold runs out; {@link Long#MAX_VALUE}
+   * if none or not leader. The caller runs a round right then, so a dead worker's units move the moment they can
+   * instead of at the next poll.
+   */
+  public long millisToNextChange() {
+    long at = nextChangeAtNanos;
+    if (lease == null || at == Long.MAX_VALUE) {
+      return Long.MAX_VALUE;
+    }
+    return Math.max(0, Math.floorDiv(at - System.nanoTime() + 999_999, 1_000_000L));
+  }
+
+  /** Duration of the last ping round (all members in parallel). */
+  public long lastPingRoundNanos() {
+    return pings.lastRoundNanos();
+  }
+
+  /** Gives up leadership (on shutdown) and stops the background units reader, if any. */
+  public void release() {
+    units.close();
+    if (lease != null) {
+      try {
+        leadership.release(lease);
+        log.info("pool={} released leadership", pool);
+      } catch (RuntimeException e) {
+        log.warn("pool={} could not release leadership: {}", pool, e.toString());
+      }
+      stepDown();
+    }
   }
 
   private void run(boolean poll) {
@@ -249,11 +221,11 @@ public final class PoolDistributor {
       log.warn("pool={} lost leadership while publishing: {}", pool, e.getMessage());
       stepDown();
     } catch (RuntimeException e) {
-      storeErrors.increment();
+      metrics.storeErrors.increment();
       log.warn("pool={} cycle failed: {}", pool, e.toString());
     } finally {
       long t1 = System.nanoTime();
-      cycleTimer.record(Duration.ofNanos(t1 - t0));
+      metrics.cycle.record(Duration.ofNanos(t1 - t0));
       if (log.isDebugEnabled()) {
         logPhases(poll, t0, t1);
       }
@@ -280,49 +252,31 @@ public final class PoolDistributor {
     }
     lease = leadership.tryAcquire(leaseName, holder, settings.leaderTtl()).orElse(null);
     if (lease != null) {
-      leaderGauge.set(1);
-      lastPublished = null; // first act: full recompute and compare with what the store holds
-      lastTable = null;
-      memoTable = null;
-      previous = readPublished(); // the table in force: a stateful strategy continues from it, not from nothing
+      metrics.leader.set(1);
+      publisher.reset(); // first act: full recompute and compare with what the store holds
+      // the table in force: a stateful strategy continues from it, not from nothing
+      computer.startFrom(this::readPublished);
       log.info("pool={} leader token={} holder={}", pool, lease.token(), holder);
     }
     return lease != null;
   }
 
+  /** The table in force in the store for this pool's members (a unit listed twice kept once, warned about). */
   private Table readPublished() {
-    Map<String, String> hash = tables.read(settings.distributionNamespace());
-    Set<String> members = new HashSet<>(seedKeys.list(pool));
-    Map<String, String> mine = new LinkedHashMap<>();
-    hash.forEach((k, v) -> {
-      if (members.contains(k)) {
-        mine.put(k, v);
+    Set<String> listed = new HashSet<>(seedKeys.list(pool));
+    Map<String, List<String>> mine = new LinkedHashMap<>();
+    tables.units(settings.distributionNamespace()).forEach((m, us) -> {
+      if (listed.contains(m)) {
+        mine.put(m, us);
       }
     });
-    return SeedLayout.parseHash(mine, msg -> log.warn("pool={} published table: {}", pool, msg));
+    return SeedLayout.fromUnits(mine, msg -> log.warn("pool={} published table: {}", pool, msg));
   }
 
   private void stepDown() {
     lease = null;
-    leaderGauge.set(0);
-    lastPublished = null;
-    lastTable = null;
-  }
-
-  private void logPhases(boolean poll, long t0, long t1) {
-    StringBuilder b = new StringBuilder();
-    long last = t0;
-    for (int i = 0; i < PHASES.length; i++) {
-      if (phaseEnds[i] != 0) {
-        b.append(' ').append(PHASES[i]).append('=').append((phaseEnds[i] - last) / 1_000_000).append("ms");
-        last = phaseEnds[i];
-      }
-    }
-    log.debug("pool={} {} round {} ms:{}", pool, poll ? "poll" : "change", (t1 - t0) / 1_000_000, b);
-  }
-
-  private void phase(int i) {
-    phaseEnds[i] = System.nanoTime();
+    metrics.leader.set(0);
+    publisher.reset();
   }
 
   private void round(boolean poll) {
@@ -333,71 +287,37 @@ public final class PoolDistributor {
     Map<String, MemberRecord> records = membership.members();
     phase(1);
     LeaseJudge.Verdict leases = leaseJudge.judge(records.values(), now);
-    LinkedHashSet<String> members = members(raw, records.keySet());
-    addBackLiveRecords(leases.live(), members);
-    removeStaleRecords(leases.stale(), members);
-    LinkedHashSet<String> units = units(poll);
-    unitsGauge.set(units.size());
+    LinkedHashSet<String> members = this.members.members(raw, records, leases);
+    PoolUnits units = this.units.units(poll, pings.background());
+    metrics.units.set(units.size());
     phase(2);
 
     // members with a record are judged by their lease only; the others (original-style services) by pings
     Set<String> pinged = new LinkedHashSet<>(members);
     pinged.removeAll(records.keySet());
-    boolean pinging = collectPings();
-    pings.retain(pinged);
-    Set<String> fresh = pings.neverPinged(pinged);
-    if (pingsDone == null) {
-      Set<String> pingNow = poll ? pinged : fresh;
-      if (!pingNow.isEmpty()) {
-        pingAll(pingNow);
-      }
-    } else {
-      if (!fresh.isEmpty()) {
-        pingAll(fresh); // a member new in the list is pinged before it can get units
-      }
-      if (poll && !pinging && pinged.size() > fresh.size()) {
-        Set<String> known = new LinkedHashSet<>(pinged);
-        known.removeAll(fresh);
-        Runnable done = pingsDone;
-        pingsStartedNanos = System.nanoTime();
-        pingsInFlight = startPings(known);
-        pingsInFlight.thenAccept(results -> {
-          // a round only if a verdict may change: a ping failed, or one failed in the round before (it may be back)
-          boolean failed = results.stream().anyMatch(r -> !r.ok());
-          if (failed || lastPingsFailed) {
-            done.run();
-          }
-          lastPingsFailed = failed;
-        });
-      }
-    }
+    pings.round(pinged, poll);
+    PingJudge judge = pings.judge();
     Set<String> leaseDown = new HashSet<>(leases.down());
     leaseDown.retainAll(members);
-    logLeaseTransitions(leaseDown);
-    List<Member> live = new ArrayList<>();
-    for (String m : members) {
-      MemberRecord r = records.get(m);
-      if (r == null ? pings.live(m, wasLive(m)) : leases.live().contains(m)) {
-        live.add(r == null ? Member.of(m) : Member.of(m, r.affinity(), r.capacity()));
-      }
-    }
+    this.members.leaseDown(leaseDown);
+    List<Member> live = live(members, records, leases, judge);
     if (settings.removeDead()) {
-      removeDead(members);
+      this.members.removeDead(members, judge);
     }
-    Set<String> down = new HashSet<>(pings.down());
+    Set<String> down = new HashSet<>(judge.down());
     down.addAll(leaseDown);
-    upGauge.set(live.size());
-    downGauge.set(down.size());
+    metrics.up.set(live.size());
+    metrics.down.set(down.size());
     phase(3);
 
     // a unit released with a hold goes to another member while the hold lasts
-    Map<String, UnitHold> holds = units.isEmpty() ? Map.of() : HoldPlacement.binding(ownership.holds(), units, live);
+    Map<String, UnitHold> holds = units.isEmpty() ? Map.of()
+        : HoldPlacement.binding(ownership.holds(), UnitHold::member, units.names(), live);
     scheduleNextChange(t0, now, leases, holds);
-
-    if (poll && units instanceof SpecUnits su && !su.tombstones.isEmpty()) {
-      purgeTombstones(su, records, now);
+    if (poll) {
+      units.source().maintain(units, records, now);
     }
-    if (units.isEmpty() && !(units instanceof SpecUnits)) {
+    if (units.isEmpty() && units.source().emptyKeepsTable()) {
       if (!warnedNoUnits) {
         log.warn("pool={} no work units in '{}': keeping the table as it is", pool, settings.workunitsNamespace());
         warnedNoUnits = true;
@@ -405,387 +325,68 @@ public final class PoolDistributor {
       return;
     }
     warnedNoUnits = false;
-
-    if (live.isEmpty() && previous.assignedCount() == 0 && lastPublished != null) {
-      return; // nobody has answered yet and nothing runs: an empty table would say nothing new
-    }
-    if (live.isEmpty() && previous.assignedCount() == 0 && !members.isEmpty() && pinged.equals(members)
-        && members.stream().allMatch(pings::failing) && pings.down().isEmpty()) {
-      return; // first pings still failing (cold start): wait for K failures before publishing "nobody"
+    if (waitForAnswers(live, members, pinged, judge)) {
+      return;
     }
     phase(4);
     long c0 = System.nanoTime();
-    Table table = HoldPlacement.place(compute(live, freeOfHolds(units, holds.keySet())), live, holds.values());
-    if (units instanceof SpecUnits su) {
-      table = fitCosts(table, live, su);
-    }
-    computeTimer.record(Duration.ofNanos(System.nanoTime() - c0));
-    unassignedGauge.set(table.unassigned().size());
+    Table table = computer.table(live, units, holds);
+    metrics.compute.record(Duration.ofNanos(System.nanoTime() - c0));
+    metrics.unassigned.set(table.unassigned().size());
     phase(5);
-    if (table == lastTable && members.equals(lastMembers)) {
+    if (publisher.unchanged(table, members)) {
       return; // the memoized table, for the same members: nothing to encode or compare
     }
-    Map<String, String> fields = encode(table, members);
+    Map<String, String> fields = publisher.changedFields(table, members);
     phase(6);
-    if (fields.equals(lastPublished)) {
-      lastTable = table;
-      lastMembers = members;
-      return;
+    if (fields != null) {
+      publish(fields, table, members, live, down, units, holds);
     }
-    long w0 = System.nanoTime();
-    long epoch = tables.publish(lease, settings.distributionNamespace(), pool, fields);
-    publishTimer.record(Duration.ofNanos(System.nanoTime() - w0));
+  }
+
+  /** The live members in list order: a registered one by its lease, one without a record by its pings. */
+  private List<Member> live(Set<String> members, Map<String, MemberRecord> records, LeaseJudge.Verdict leases,
+      PingJudge judge) {
+    List<Member> live = new ArrayList<>();
+    Set<String> wasLive = computer.previous().members();
+    for (String m : members) {
+      MemberRecord r = records.get(m);
+      if (r == null ? judge.live(m, wasLive.contains(m)) : leases.live().contains(m)) {
+        live.add(r == null ? Member.of(m) : Member.of(m, r.affinity(), r.capacity()));
+      }
+    }
+    return live;
+  }
+
+  /** True if there is nothing worth publishing yet: nobody answers and nothing runs. */
+  private boolean waitForAnswers(List<Member> live, Set<String> members, Set<String> pinged, PingJudge judge) {
+    if (!live.isEmpty() || computer.previous().assignedCount() != 0) {
+      return false;
+    }
+    if (publisher.hasPublished()) {
+      return true; // nobody has answered yet and nothing runs: an empty table would say nothing new
+    }
+    // first pings still failing (cold start): wait for K failures before publishing "nobody"
+    return !members.isEmpty() && pinged.equals(members) && members.stream().allMatch(judge::failing)
+        && judge.down().isEmpty();
+  }
+
+  private void publish(Map<String, String> fields, Table table, Set<String> members, List<Member> live,
+      Set<String> down, PoolUnits units, Map<String, UnitHold> holds) {
+    long epoch = publisher.publish(lease, fields, table, members);
     phase(7);
-    lastPublished = fields;
-    lastTable = table;
-    lastMembers = members;
-    previous = table;
-    tableChanges.increment();
+    computer.published(table);
     if (!table.unassigned().isEmpty()) {
       log.warn("pool={} {} units could not be placed (capacity exhausted{})", pool, table.unassigned().size(),
           holds.isEmpty() ? "" : ", or held units with no other member to take them");
     }
-    log.info("pool={} published epoch={} members={} up={} down={} units={}{}", pool, epoch, members.size(), live.size(),
-        down.size(), units.size(), holds.isEmpty() ? "" : " held=" + holds.size());
-    checkEpoch(epoch);
+    log.info("pool={} published epoch={} members={} up={} down={} units={}{}", pool, epoch, members.size(),
+        live.size(), down.size(), units.size(), holds.isEmpty() ? "" : " held=" + holds.size());
+    if (publisher.lostState(epoch)) {
+      computer.forget();
+    }
     if (onPublish != null) {
       onPublish.accept(pool, new Published(epoch, table, Set.copyOf(down)));
-    }
-  }
-
-  /**
-   * The services list, each entry once: an entry without a member record must be a {@code host:port} (it is
-   * pinged); a registered one is taken as it is (its lease judges it).
-   */
-  private LinkedHashSet<String> members(List<String> raw, Set<String> registered) {
-    LinkedHashSet<String> members = new LinkedHashSet<>();
-    for (String m : raw) {
-      if (!registered.contains(m)) {
-        try {
-          HostPort.parse(m);
-        } catch (IllegalArgumentException e) {
-          badData("member", m, pool + ": " + e.getMessage());
-          continue;
-        }
-      }
-      if (!members.add(m)) {
-        badData("duplicate member", m, pool + ": member '" + m + "' is listed twice; counted once");
-      }
-    }
-    return members;
-  }
-
-  /**
-   * The seed-compatible distribution hash of {@code table} for {@code members}: down (or not yet answering) members
-   * are told explicitly that they have nothing. A member whose units are those last published keeps the very string
-   * published then; only changed members are encoded anew.
-   */
-  private Map<String, String> encode(Table table, Set<String> members) {
-    Map<String, String> fields = new LinkedHashMap<>();
-    Map<String, String> before = lastPublished == null ? Map.of() : lastPublished;
-    Table beforeTable = lastTable == null ? Table.EMPTY : lastTable;
-    table.byMember().forEach((m, list) -> {
-      String old = before.get(m);
-      List<String> oldList = beforeTable.unitsOf(m);
-      fields.put(m, old != null && (oldList == list || oldList.equals(list)) ? old : SeedLayout.join(list));
-    });
-    for (String m : members) {
-      if (!fields.containsKey(m)) {
-        String old = before.get(m);
-        fields.put(m, old != null && old.isEmpty() ? old : "");
-      }
-    }
-    return fields;
-  }
-
-  /** {@code units} without the held ones: the same object while neither changed, so the memo holds. */
-  private Set<String> freeOfHolds(LinkedHashSet<String> units, Set<String> held) {
-    if (held.isEmpty()) {
-      return units;
-    }
-    if (free == null || freeOf != units || !held.equals(freeHeld)) {
-      LinkedHashSet<String> f = new LinkedHashSet<>(units);
-      f.removeAll(held);
-      free = f;
-      freeOf = units;
-      freeHeld = Set.copyOf(held);
-    }
-    return free;
-  }
-
-  /**
-   * The units list, each valid unit once: read again if announced changed, never read, or (at a poll round) cheap
-   * to read or last read long ago (see the class comment); otherwise the same object as last time.
-   */
-  private LinkedHashSet<String> units(boolean poll) {
-    long now = System.nanoTime();
-    UnitsRead done = null;
-    if (unitsInFlight != null && unitsInFlight.isDone()) {
-      done = unitsInFlight.join(); // null if it failed (logged): read again at the next poll round
-      unitsInFlight = null;
-    }
-    if (done != null) {
-      if (done.of() == units) { // else a newer read replaced the list meanwhile
-        unitsReadAtNanos = done.startedNanos();
-        unitsReadNanos = done.nanos();
-        if (done.changed()) {
-          units = done.units();
-        }
-      }
-    }
-    if (units instanceof SpecUnits su && !unitsDirty && poll && specs.version() == su.version) {
-      return units; // the specs' version counts every change of a spec: nothing to read again
-    }
-    boolean cheap = unitsReadNanos <= settings.pollInterval().toNanos() * UNITS_READ_SHARE;
-    boolean old = now - unitsReadAtNanos >= unitsReadNanos * UNITS_REREAD_FACTOR;
-    if (units != null && !unitsDirty && poll && !cheap && old && pingsDone != null) {
-      // the unannounced re-read of a costly list: in the background, so no round waits for it
-      if (unitsInFlight == null) {
-        LinkedHashSet<String> of = units;
-        Runnable callback = pingsDone;
-        unitsInFlight = CompletableFuture.supplyAsync(() -> {
-          long t0 = System.nanoTime();
-          LinkedHashSet<String> read = readUnits();
-          return new UnitsRead(of, read, !sameUnits(read, of), t0, System.nanoTime() - t0);
-        }, background());
-        unitsInFlight.whenComplete((r, e) -> {
-          if (e != null) {
-            log.warn("pool={} reading the units list failed: {}", pool, e.toString());
-          }
-          callback.run();
-        });
-        unitsInFlight = unitsInFlight.exceptionally(e -> null);
-      }
-      return units;
-    }
-    boolean due = units == null || unitsDirty || poll && (cheap || old);
-    if (!due) {
-      return units;
-    }
-    unitsDirty = false; // before the read: a change announced during it is read next time
-    LinkedHashSet<String> read = readUnits();
-    unitsReadAtNanos = now;
-    unitsReadNanos = System.nanoTime() - now;
-    if (!sameUnits(read, units)) {
-      units = read;
-    }
-    return units;
-  }
-
-  /** Same unit names, and for task specs the same costs and tombstones. */
-  private static boolean sameUnits(LinkedHashSet<String> a, LinkedHashSet<String> b) {
-    if (a == null || b == null || !a.equals(b)) {
-      return false;
-    }
-    if (a instanceof SpecUnits sa) {
-      return b instanceof SpecUnits sb && sa.costs.equals(sb.costs) && sa.tombstones.equals(sb.tombstones);
-    }
-    return !(b instanceof SpecUnits);
-  }
-
-  /**
-   * The units of a pool with long-running task specs: its live specs by name (byte order), with the costs above 1
-   * and the tombstones, as of the specs' {@code version}. Immutable once built.
-   */
-  static final class SpecUnits extends LinkedHashSet<String> {
-    final Map<String, Integer> costs = new java.util.HashMap<>();
-    final Map<String, io.allot.store.tasks.TaskSpec> tombstones = new java.util.TreeMap<>();
-    final long version;
-
-    SpecUnits(List<io.allot.store.tasks.TaskSpec> specs, long version) {
-      this.version = version;
-      for (io.allot.store.tasks.TaskSpec s : specs) {
-        if (s.deleted()) {
-          tombstones.put(s.name(), s);
-        } else {
-          add(s.name());
-          if (s.cost() != 1) {
-            costs.put(s.name(), s.cost());
-          }
-        }
-      }
-    }
-  }
-
-  /** The table with capacities counted in task costs ({@link CostFit}); the same object while nothing changed. */
-  private Table fitCosts(Table table, List<Member> live, SpecUnits su) {
-    if (fitIn == table && fitUnits == su && new HashSet<>(live).equals(fitMembers)) {
-      return fitOut;
-    }
-    fitIn = table;
-    fitUnits = su;
-    fitMembers = new HashSet<>(live);
-    fitOut = CostFit.fit(table, live, su.costs);
-    return fitOut;
-  }
-
-  /**
-   * Removes the tombstones deleted more than the task retention ago that no member can run any more: no owner, or an
-   * owner whose session is gone or whose lease has been over for the store's clock margin (the rule of the status
-   * {@code Deleted}, and the wait any other claim needs).
-   */
-  private void purgeTombstones(SpecUnits su, Map<String, MemberRecord> records, long now) {
-    List<String> due = new ArrayList<>();
-    su.tombstones.forEach((name, spec) -> {
-      if (now - spec.deletedMillis() >= settings.taskRetention().toMillis()) {
-        due.add(name);
-      }
-    });
-    if (due.isEmpty()) {
-      return;
-    }
-    Map<String, UnitOwner> owners = ownership.ownersOf(due);
-    for (String name : due) {
-      UnitOwner o = owners.get(name);
-      MemberRecord r = o == null ? null : records.get(o.member());
-      boolean running = o != null && r != null && r.session() == o.session()
-          && r.leaseUntilMillis() + clockMarginMillis > now;
-      if (!running && specs.purge(name, su.tombstones.get(name).revision())) {
-        log.info("pool={} task {} deleted {} ms ago and stopped everywhere: tombstone purged", pool, name,
-            now - su.tombstones.get(name).deletedMillis());
-      }
-    }
-  }
-
-  /** A units list read in the background: the list it may replace, the result, whether it differs, its timing. */
-  private record UnitsRead(LinkedHashSet<String> of, LinkedHashSet<String> units, boolean changed, long startedNanos,
-      long nanos) {}
-
-  private java.util.concurrent.ExecutorService background() {
-    if (background == null) {
-      background = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "allot-units-" + pool);
-        t.setDaemon(true);
-        return t;
-      });
-    }
-    return background;
-  }
-
-  private LinkedHashSet<String> readUnits() {
-    long version = specs.version(); // before the list: a change between the two is read again at the next poll
-    if (version > 0) { // 0: the pool never had a task spec, its units are the units list
-      List<io.allot.store.tasks.TaskSpec> all = specs.list();
-      if (!all.isEmpty()) {
-        return new SpecUnits(all, version);
-      }
-    }
-    List<String> rawUnits = seedKeys.list(settings.workunitsNamespace());
-    LinkedHashSet<String> units = new LinkedHashSet<>();
-    for (String u : rawUnits) {
-      if (u.isEmpty()) {
-        badData("unit", u, settings.workunitsNamespace() + ": empty unit name skipped");
-      } else if (u.indexOf(',') >= 0) {
-        badData("unit", u, settings.workunitsNamespace() + ": unit '" + u + "' contains ',', which the distribution hash cannot store; skipped");
-      } else if (!units.add(u)) {
-        badData("duplicate unit", u, settings.workunitsNamespace() + ": unit '" + u + "' is listed twice; counted once");
-      }
-    }
-    return units;
-  }
-
-  /** A member whose lease is live belongs in the list (something removed it: an operator, an older -remove-dead). */
-  private void addBackLiveRecords(Set<String> liveIds, LinkedHashSet<String> members) {
-    for (String id : liveIds.stream().filter(x -> !members.contains(x)).sorted(Names.BYTE_ORDER).toList()) {
-      if (seedKeys.addToList(pool, id)) {
-        log.warn("pool={} member={} added back to {}: its lease is live", pool, id, pool);
-      }
-      members.add(id);
-    }
-  }
-
-  /** Removes records expired for longer than the cleanup age; the store removes only those still expired. */
-  private void removeStaleRecords(List<MemberRecord> stale, LinkedHashSet<String> members) {
-    for (MemberRecord r : stale) {
-      if (membership.removeIfExpired(r.id(), r.session())) {
-        members.remove(r.id());
-        log.info("pool={} member={} removed: its lease ended over {} s ago", pool, r.id(), cleanupAge.toSeconds());
-      }
-    }
-  }
-
-  /** Pings {@code pinged} in parallel and counts the outcomes. */
-  private void pingAll(Set<String> pinged) {
-    long p0 = System.nanoTime();
-    recordPings(startPings(pinged).join());
-    recordPingTime(System.nanoTime() - p0);
-  }
-
-  /** Pings {@code pinged} in parallel; the future completes (never exceptionally) when every ping did. */
-  private CompletableFuture<List<Pinger.Result>> startPings(Set<String> pinged) {
-    List<CompletableFuture<Pinger.Result>> results = new ArrayList<>(pinged.size());
-    for (String m : pinged) {
-      results.add(pinger.ping(m));
-    }
-    return CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0]))
-        .thenApply(v -> results.stream().map(CompletableFuture::join).toList());
-  }
-
-  private void recordPings(List<Pinger.Result> results) {
-    int failed = 0;
-    for (Pinger.Result r : results) {
-      pingTimer.record(Duration.ofNanos(r.nanos()));
-      if (pings.record(r)) {
-        failed++;
-      }
-    }
-    pingFailures.record(failed);
-  }
-
-  /**
-   * Runs the poll rounds' pings of members already pinged in the background from now on: the round starts them and
-   * goes on with the verdicts it has; when they complete with a failure (or after a round with one), {@code done} is
-   * called (from a pinger thread) and the next round records them (all answered, as before: the next poll round). The caller makes {@code done} run a round, so a slow ping round never delays a change round.
-   * Without it (rounds run by hand), every poll round waits for its pings. Call before the first round.
-   */
-  public void pingInBackground(Runnable done) {
-    this.pingsDone = done;
-  }
-
-  /** Records the background ping round if it completed; true if one is still running. */
-  private boolean collectPings() {
-    CompletableFuture<List<Pinger.Result>> f = pingsInFlight;
-    if (f == null) {
-      return false;
-    }
-    if (!f.isDone()) {
-      return true;
-    }
-    pingsInFlight = null;
-    recordPings(f.join());
-    recordPingTime(System.nanoTime() - pingsStartedNanos);
-    return false;
-  }
-
-  private void logLeaseTransitions(Set<String> leaseDown) {
-    for (String m : leaseDown) {
-      if (!this.leaseDown.contains(m)) {
-        log.warn("pool={} member={} down: its lease ended", pool, m);
-      }
-    }
-    this.leaseDown.clear();
-    this.leaseDown.addAll(leaseDown);
-  }
-
-  /**
-   * {@code -remove-dead}: removes members down by pings from the list. Only members without a record are ever
-   * pinged, and the records are read again first, so a member that registered meanwhile stays (a live lease is never
-   * removed; were it removed anyway, the next round adds it back).
-   */
-  private void removeDead(LinkedHashSet<String> members) {
-    Set<String> dead = pings.down();
-    if (dead.isEmpty()) {
-      return;
-    }
-    Set<String> registered = membership.members().keySet();
-    for (String m : dead) {
-      if (registered.contains(m)) {
-        continue;
-      }
-      seedKeys.removeFromList(pool, m);
-      members.remove(m);
-      pings.forget(m);
-      log.warn("pool={} member={} removed from {} (-remove-dead)", pool, m, pool);
     }
   }
 
@@ -798,102 +399,19 @@ public final class PoolDistributor {
     nextChangeAtNanos = next == Long.MAX_VALUE ? Long.MAX_VALUE : t0 + next * 1_000_000L;
   }
 
-  /** The strategy's table for {@code live} and {@code units}; an unchanged fleet costs no recomputation. */
-  private Table compute(List<Member> live, Set<String> units) {
-    Set<Member> liveSet = new HashSet<>(live);
-    // the previous table being the memo's own result (it was published as computed) counts as unchanged: a table in
-    // force for the same members and units stays as it is
-    if (memoTable != null && (memoPrevious == previous || memoTable == previous || !assigner.usesPrevious())
-        && liveSet.equals(memoMembers)
-        && units.equals(memoUnits)) {
-      return memoTable; // same inputs as the last computation: the table is a function of them
-    }
-    Table table;
-    if (memoTable != null && (!assigner.usesPrevious() || memoTable == previous)) {
-      // incremental: the strategy recomputes only what the changes can affect (same result as a full run)
-      // the same units object: only members changed (no pass over the units)
-      Changes changes = units == memoUnits
-          ? Changes.between(memoMembers, liveSet, Set.of(), Set.of())
-          : Changes.between(memoMembers, liveSet, memoUnits, units);
-      table = assigner.update(memoTable, live, units, changes);
-    } else {
-      table = assigner.assign(live, units, previous);
-    }
-    memoMembers = liveSet;
-    memoUnits = units;
-    memoPrevious = previous;
-    memoTable = table;
-    return table;
+  private void phase(int i) {
+    phaseEnds[i] = System.nanoTime();
   }
 
-  /**
-   * Epochs only grow: one at or below the last this distributor published means the store lost state (a restart
-   * without persistence, a rollback, a failover to a replica that missed writes). Warns naming the store, and
-   * forgets everything computed, so the next round recomputes and publishes from scratch.
-   */
-  private void checkEpoch(long epoch) {
-    if (epoch <= lastEpoch) {
-      lostState.increment();
-      log.warn("pool={} store {} lost state: published epoch {} after epoch {}; recomputing the table from scratch",
-          pool, storeName, epoch, lastEpoch);
-      memoTable = null;
-      memoMembers = null;
-      memoUnits = null;
-      memoPrevious = null;
-      lastPublished = null;
-      lastTable = null;
-    }
-    lastEpoch = epoch;
-  }
-
-  /**
-   * Milliseconds until the next moment the table must change (store time): a registered member's lease, plus the
-   * store's clock margin, ends (from then on its units can be claimed), or a hold runs out; {@link Long#MAX_VALUE}
-   * if none or not leader. The caller runs a round right then, so a dead worker's units move the moment they can
-   * instead of at the next poll.
-   */
-  public long millisToNextChange() {
-    long at = nextChangeAtNanos;
-    if (lease == null || at == Long.MAX_VALUE) {
-      return Long.MAX_VALUE;
-    }
-    return Math.max(0, Math.floorDiv(at - System.nanoTime() + 999_999, 1_000_000L));
-  }
-
-  private boolean wasLive(String m) {
-    return previous.members().contains(m);
-  }
-
-  private void recordPingTime(long nanos) {
-    lastPingNanos = nanos;
-  }
-
-  /** Duration of the last ping round (all members in parallel). */
-  public long lastPingRoundNanos() {
-    return lastPingNanos;
-  }
-
-  private void badData(String kind, String value, String message) {
-    badData.increment();
-    if (warned.add(kind + "\u0000" + value)) {
-      log.warn("pool={} bad data: {}", pool, message);
-    }
-  }
-
-  /** Gives up leadership (on shutdown) and stops the background units reader, if any. */
-  public void release() {
-    if (background != null) {
-      background.shutdownNow();
-      background = null;
-    }
-    if (lease != null) {
-      try {
-        leadership.release(lease);
-        log.info("pool={} released leadership", pool);
-      } catch (RuntimeException e) {
-        log.warn("pool={} could not release leadership: {}", pool, e.toString());
+  private void logPhases(boolean poll, long t0, long t1) {
+    StringBuilder b = new StringBuilder();
+    long last = t0;
+    for (int i = 0; i < PHASES.length; i++) {
+      if (phaseEnds[i] != 0) {
+        b.append(' ').append(PHASES[i]).append('=').append((phaseEnds[i] - last) / 1_000_000).append("ms");
+        last = phaseEnds[i];
       }
-      stepDown();
     }
+    log.debug("pool={} {} round {} ms:{}", pool, poll ? "poll" : "change", (t1 - t0) / 1_000_000, b);
   }
 }

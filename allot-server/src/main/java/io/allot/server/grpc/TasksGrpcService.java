@@ -4,6 +4,7 @@ import io.allot.tasks.service.MemberView;
 import io.allot.tasks.service.PoolInfo;
 import io.allot.tasks.service.TaskService;
 import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.service.TaskView;
 import io.allot.tasks.v1.CreateTaskRequest;
 import io.allot.tasks.v1.CreateTaskResponse;
@@ -176,7 +177,7 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
     try {
       result = call.get();
     } catch (TaskServiceException e) {
-      out.onError(status(e.status()).withDescription(e.getMessage()).asRuntimeException());
+      out.onError(status(e.kind()).withDescription(e.getMessage()).asRuntimeException());
       return;
     } catch (UnsupportedOperationException e) {
       out.onError(Status.UNIMPLEMENTED.withDescription("not supported by this store: " + e.getMessage())
@@ -190,15 +191,14 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
     out.onCompleted();
   }
 
-  /** The gRPC status of an HTTP status of {@link TaskServiceException}. */
-  static Status status(int http) {
-    return switch (http) {
-      case 400, 413 -> Status.INVALID_ARGUMENT;
-      case 401 -> Status.UNAUTHENTICATED;
-      case 404 -> Status.NOT_FOUND;
-      case 409 -> Status.ALREADY_EXISTS;
-      case 503 -> Status.UNAVAILABLE;
-      default -> Status.UNKNOWN;
+  /** The gRPC status that answers a request the task service refused with {@code kind}. */
+  static Status status(ErrorKind kind) {
+    return switch (kind) {
+      case BAD_INPUT, TOO_LARGE -> Status.INVALID_ARGUMENT;
+      case UNAUTHENTICATED -> Status.UNAUTHENTICATED;
+      case NOT_FOUND -> Status.NOT_FOUND;
+      case CONFLICT -> Status.ALREADY_EXISTS;
+      case UNAVAILABLE -> Status.UNAVAILABLE;
     };
   }
 }

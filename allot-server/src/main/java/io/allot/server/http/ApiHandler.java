@@ -9,6 +9,7 @@ import io.allot.store.tasks.TaskLimits;
 import io.allot.tasks.service.TaskJson;
 import io.allot.tasks.service.TaskService;
 import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.service.TaskView;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -103,7 +104,7 @@ public final class ApiHandler implements HttpHandler {
       try {
         r = route(ex);
       } catch (TaskServiceException e) {
-        r = Reply.error(e.status(), e.getMessage());
+        r = Reply.error(httpStatus(e.kind()), e.getMessage());
       } catch (MethodNotAllowed e) {
         r = Reply.error(405, e.getMessage()).header("Allow", e.allowed);
       } catch (UnsupportedOperationException e) {
@@ -151,7 +152,7 @@ public final class ApiHandler implements HttpHandler {
         ObjectNode body = body(ex, Set.of("name", "args", "cost"));
         JsonNode name = body.get("name");
         if (name == null || !name.isTextual()) {
-          throw new TaskServiceException(400, "name: must be a string but was " + TaskJson.kind(name));
+          throw badInput("name: must be a string but was " + TaskJson.kind(name));
         }
         TaskService.Written w = service.create(pool, name.asText(), args(body, true), cost(body, 1));
         String location = PREFIX + "/pools/" + encode(pool) + "/tasks/" + encode(w.task().name());
@@ -168,7 +169,7 @@ public final class ApiHandler implements HttpHandler {
             ObjectNode body = body(ex, Set.of("name", "args", "cost"));
             JsonNode bodyName = body.get("name");
             if (bodyName != null && !(bodyName.isTextual() && bodyName.asText().equals(name))) {
-              throw new TaskServiceException(400, "name: the body names " + bodyName + " but the path names '" + name
+              throw badInput("name: the body names " + bodyName + " but the path names '" + name
                   + "'; leave it out or make them agree");
             }
             Integer cost = body.has("cost") ? cost(body, 0) : null;
@@ -211,11 +212,12 @@ public final class ApiHandler implements HttpHandler {
     String h = ex.getRequestHeaders().getFirst("Authorization");
     String prefix = "Bearer ";
     if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
-      throw new TaskServiceException(401, "authorization: writes need the header 'Authorization: Bearer <token>'");
+      throw new TaskServiceException(ErrorKind.UNAUTHENTICATED,
+          "authorization: writes need the header 'Authorization: Bearer <token>'");
     }
     byte[] given = h.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8);
     if (!MessageDigest.isEqual(given, token)) {
-      throw new TaskServiceException(401, "authorization: wrong bearer token");
+      throw new TaskServiceException(ErrorKind.UNAUTHENTICATED, "authorization: wrong bearer token");
     }
   }
 
@@ -225,15 +227,15 @@ public final class ApiHandler implements HttpHandler {
     try {
       node = TaskJson.MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
-      throw new TaskServiceException(400, "body: malformed JSON: " + e.getOriginalMessage());
+      throw badInput("body: malformed JSON: " + e.getOriginalMessage());
     }
     if (node == null || !node.isObject()) {
-      throw new TaskServiceException(400, "body: must be a JSON object but was " + TaskJson.kind(node));
+      throw badInput("body: must be a JSON object but was " + TaskJson.kind(node));
     }
     for (Iterator<String> it = node.fieldNames(); it.hasNext(); ) {
       String f = it.next();
       if (!fields.contains(f)) {
-        throw new TaskServiceException(400, "body: unknown field '" + f + "'; the fields are " + String.join(", ",
+        throw badInput("body: unknown field '" + f + "'; the fields are " + String.join(", ",
             fields.stream().sorted().toList()));
       }
     }
@@ -260,8 +262,24 @@ public final class ApiHandler implements HttpHandler {
     return out.toByteArray();
   }
 
+  private static TaskServiceException badInput(String message) {
+    return new TaskServiceException(ErrorKind.BAD_INPUT, message);
+  }
+
+  /** The HTTP status that answers a refused request of {@code kind}. */
+  static int httpStatus(ErrorKind kind) {
+    return switch (kind) {
+      case BAD_INPUT -> 400;
+      case UNAUTHENTICATED -> 401;
+      case NOT_FOUND -> 404;
+      case CONFLICT -> 409;
+      case TOO_LARGE -> 413;
+      case UNAVAILABLE -> 503;
+    };
+  }
+
   private static TaskServiceException tooLarge() {
-    return new TaskServiceException(413, "args: the request body is over " + MAX_BODY_BYTES
+    return new TaskServiceException(ErrorKind.TOO_LARGE, "args: the request body is over " + MAX_BODY_BYTES
         + " bytes; args may have at most " + TaskLimits.MAX_ARGS_BYTES + " bytes");
   }
 
@@ -272,7 +290,7 @@ public final class ApiHandler implements HttpHandler {
       if (optional) {
         return "{}";
       }
-      throw new TaskServiceException(400, "args: missing; give the new arguments as a JSON object");
+      throw badInput("args: missing; give the new arguments as a JSON object");
     }
     return TaskJson.canonicalArgs(a);
   }
@@ -283,7 +301,7 @@ public final class ApiHandler implements HttpHandler {
       return dflt;
     }
     if (!c.isIntegralNumber() || !c.canConvertToInt()) {
-      throw new TaskServiceException(400, "cost: must be an integer from 1 to " + TaskLimits.MAX_COST + " but was "
+      throw badInput("cost: must be an integer from 1 to " + TaskLimits.MAX_COST + " but was "
           + c);
     }
     return c.intValue();

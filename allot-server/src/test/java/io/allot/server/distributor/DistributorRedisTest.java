@@ -3,7 +3,6 @@ package io.allot.server.distributor;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.allot.core.assign.SeedLayout;
 import io.allot.core.assign.SeedRingAssigner;
 import io.allot.core.model.Member;
 import io.allot.server.dev.DemoMember;
@@ -128,9 +127,7 @@ class DistributorRedisTest {
   }
 
   static Map<String, List<String>> table(Store store, String key) {
-    Map<String, List<String>> out = new HashMap<>();
-    store.tables().read(key).forEach((m, v) -> out.put(m, SeedLayout.split(v)));
-    return out;
+    return new HashMap<>(store.tables().units(key));
   }
 
   static boolean covers(Map<String, List<String>> t, List<String> units) {

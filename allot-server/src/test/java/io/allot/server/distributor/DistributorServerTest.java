@@ -31,17 +31,11 @@ class DistributorServerTest {
       String b = "127.0.0.1:7002";
       long sa = store.membership(pool).register(a, MemberMeta.DEFAULT, Duration.ofMillis(1000)); // never renewed
       long sb = store.membership(pool).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
-      List<String> units = new ArrayList<>();
-      for (int i = 0; i < 8; i++) {
-        units.add("unit-" + i);
-      }
-      store.seedKeys().replaceList("units", units);
+      List<String> units = eightUnits(store);
       Ownership own = store.ownership(pool);
       List<String> refused = new CopyOnWriteArrayList<>();
       AtomicLong movedAt = new AtomicLong();
-      DistributorSettings settings = new DistributorSettings(List.of(pool), "units", "table", Duration.ofSeconds(30),
-          Duration.ofMillis(200), 3, false, Duration.ofMinutes(2), "rendezvous", Pinger.Mode.AUTO);
-      try (DistributorServer server = new DistributorServer(store, settings, new SimpleMeterRegistry(), (g, p) -> {
+      try (DistributorServer server = new DistributorServer(store, settings(pool), new SimpleMeterRegistry(), (g, p) -> {
         if (!p.down().contains(a)) {
           own.claimAll(p.table().unitsOf(a), a, sa); // a runs its units
           return;
@@ -78,14 +72,8 @@ class DistributorServerTest {
       String a = "127.0.0.1:7001";
       String b = "127.0.0.1:7002";
       store.membership(pool).register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
-      List<String> units = new ArrayList<>();
-      for (int i = 0; i < 8; i++) {
-        units.add("unit-" + i);
-      }
-      store.seedKeys().replaceList("units", units);
-      DistributorSettings settings = new DistributorSettings(List.of(pool), "units", "table", Duration.ofSeconds(30),
-          Duration.ofMillis(200), 3, false, Duration.ofMinutes(2), "rendezvous", Pinger.Mode.AUTO);
-      try (DistributorServer server = new DistributorServer(store, settings, new SimpleMeterRegistry(), null)) {
+      eightUnits(store);
+      try (DistributorServer server = new DistributorServer(store, settings(pool), new SimpleMeterRegistry(), null)) {
         server.start();
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "8".equals(count(store, a)));
         long sb = store.membership(pool).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
@@ -105,5 +93,21 @@ class DistributorServerTest {
   static String count(MemoryStore store, String member) {
     return store.tables().read("table", member)
         .map(v -> Integer.toString(v.isEmpty() ? 0 : v.split(",").length)).orElse("none");
+  }
+
+  /** The settings of these tests: polls every 30 s (rounds on changes are what they check), rendezvous. */
+  static DistributorSettings settings(String pool) {
+    return new DistributorSettings(List.of(pool), "units", "table", Duration.ofSeconds(30), Duration.ofMillis(200), 3,
+        false, Duration.ofMinutes(2), "rendezvous", Pinger.Mode.AUTO);
+  }
+
+  /** Lists unit-0 .. unit-7 as the units of the pool. */
+  static List<String> eightUnits(MemoryStore store) {
+    List<String> units = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      units.add("unit-" + i);
+    }
+    store.seedKeys().replaceList("units", units);
+    return units;
   }
 }

@@ -3,7 +3,6 @@ package io.allot.server.distributor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.core.assign.Assigners;
-import io.allot.core.assign.SeedLayout;
 import io.allot.server.dev.DemoMember;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
@@ -71,10 +70,15 @@ class PoolDistributorTest {
    * them live too: what these tests check is then the lease rule alone).
    */
   String address() {
+    return answering().address();
+  }
+
+  /** A started gRPC member that answers pings, warmed up; stopped after the test. */
+  DemoMember answering() {
     DemoMember m = new DemoMember(0, true, false).start();
     closeLater.add(m);
     warm(m.address());
-    return m.address();
+    return m;
   }
 
   /** Pings {@code address} until it answers: a first ping over a cold channel may take longer than 200 ms here. */
@@ -104,9 +108,7 @@ class PoolDistributorTest {
   }
 
   Map<String, List<String>> table() {
-    Map<String, List<String>> out = new HashMap<>();
-    store.tables().read(tableKey).forEach((m, v) -> out.put(m, SeedLayout.split(v)));
-    return out;
+    return new HashMap<>(store.tables().units(tableKey));
   }
 
   /** The case: -remove-dead -down-after 1 -ping-timeout 200ms dropped two fresh SDK workers at their first ping. */
@@ -344,9 +346,7 @@ class PoolDistributorTest {
   /** A change round pings a member without a record only if it was never pinged; a poll round pings every one. */
   @Test
   void aChangeRoundPingsOnlyNewMembersWithoutARecord() {
-    DemoMember original = new DemoMember(0, true, false).start();
-    closeLater.add(original);
-    warm(original.address());
+    DemoMember original = answering();
     store.seedKeys().addToList(pool, original.address());
     units(4);
     PoolDistributor d = distributor("rendezvous", false, 1);
@@ -365,9 +365,7 @@ class PoolDistributorTest {
    */
   @Test
   void backgroundPingsAreCountedByTheRoundAfterThem() throws Exception {
-    DemoMember original = new DemoMember(0, true, false).start();
-    closeLater.add(original);
-    warm(original.address());
+    DemoMember original = answering();
     store.seedKeys().addToList(pool, original.address());
     units(4);
     PoolDistributor d = distributor("rendezvous", false, 1);

@@ -3,7 +3,6 @@ package io.allot.server.distributor;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.core.assign.Assigners;
-import io.allot.core.assign.SeedLayout;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
 import io.allot.store.memory.MemoryStore;
@@ -46,9 +45,14 @@ class TaskSpecPoolTest {
   }
 
   Map<String, List<String>> table() {
-    Map<String, List<String>> out = new HashMap<>();
-    store.tables().read("table").forEach((m, v) -> out.put(m, SeedLayout.split(v)));
-    return out;
+    return new HashMap<>(store.tables().units("table"));
+  }
+
+  /** Registers member m1:1 with a lease of {@code ttl} and creates task {@code name}; the member's session. */
+  long m1With(String name, Duration ttl) {
+    long session = store.membership(pool).register("m1:1", MemberMeta.DEFAULT, ttl);
+    specs.create(name, "{}", 1);
+    return session;
   }
 
   long load(String member, Map<String, Integer> costs) {
@@ -88,8 +92,7 @@ class TaskSpecPoolTest {
 
   @Test
   void deletingTheLastTaskEmptiesTheTableAndTheTombstoneGoesAfterTheRetention() {
-    long session = store.membership(pool).register("m1:1", MemberMeta.DEFAULT, Duration.ofMinutes(5));
-    specs.create("only", "{}", 1);
+    long session = m1With("only", Duration.ofMinutes(5));
     PoolDistributor d = distributor(Duration.ofSeconds(30));
     d.cycle();
     assertThat(table()).containsEntry("m1:1", List.of("only"));
@@ -109,8 +112,7 @@ class TaskSpecPoolTest {
 
   @Test
   void aTombstoneWhoseOwnersLeaseEndedLessThanTheClockMarginAgoIsKept() {
-    long session = store.membership(pool).register("m1:1", MemberMeta.DEFAULT, Duration.ofSeconds(31));
-    specs.create("t", "{}", 1);
+    long session = m1With("t", Duration.ofSeconds(31));
     PoolDistributor d = distributor(Duration.ofSeconds(30));
     d.cycle();
     store.ownership(pool).claim("t", "m1:1", session).orElseThrow();

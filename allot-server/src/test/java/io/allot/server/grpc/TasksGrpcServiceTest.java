@@ -7,6 +7,7 @@ import io.allot.store.MemberMeta;
 import io.allot.store.memory.MemoryStore;
 import io.allot.store.tasks.TaskRun;
 import io.allot.tasks.service.TaskService;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.v1.CreateTaskRequest;
 import io.allot.tasks.v1.CreateTaskResponse;
 import io.allot.tasks.v1.ListMembersRequest;
@@ -27,11 +28,14 @@ import io.grpc.stub.MetadataUtils;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** {@code allot.tasks.v1.Tasks} over a real Netty server on loopback, with a memory store. */
 class TasksGrpcServiceTest {
@@ -149,5 +153,17 @@ class TasksGrpcServiceTest {
     assertThat(members.get(0).getUp()).isTrue();
     assertThat(authed.deleteTask(TaskRef.newBuilder().setPool("p").setName("run").build()).getStatus())
         .isEqualTo("OnDeleting");
+  }
+
+  /** Every kind of refusal has its gRPC status code (a kind added without one fails here). */
+  @ParameterizedTest
+  @EnumSource(ErrorKind.class)
+  void everyErrorKindAnswersWithItsGrpcStatus(ErrorKind kind) {
+    Map<ErrorKind, Status.Code> expected = Map.of(ErrorKind.BAD_INPUT, Status.Code.INVALID_ARGUMENT,
+        ErrorKind.UNAUTHENTICATED, Status.Code.UNAUTHENTICATED, ErrorKind.NOT_FOUND, Status.Code.NOT_FOUND,
+        ErrorKind.CONFLICT, Status.Code.ALREADY_EXISTS, ErrorKind.TOO_LARGE, Status.Code.INVALID_ARGUMENT,
+        ErrorKind.UNAVAILABLE, Status.Code.UNAVAILABLE);
+    assertThat(expected).containsKey(kind);
+    assertThat(TasksGrpcService.status(kind).getCode()).isEqualTo(expected.get(kind));
   }
 }

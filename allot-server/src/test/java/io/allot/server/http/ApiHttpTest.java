@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.allot.server.http.ApiFixture.Res;
 import io.allot.store.MemberMeta;
 import io.allot.store.tasks.TaskRun;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** The REST API over real HTTP (java.net.http) against a server on a free port with a memory store. */
 class ApiHttpTest {
@@ -207,5 +211,15 @@ class ApiHttpTest {
     assertThat(f.get("/healthz").body()).isEqualTo("ok\n");
     assertThat(f.get("/version").body()).isEqualTo("test");
     assertThat(f.get("/metrics").status()).isEqualTo(200);
+  }
+
+  /** Every kind of refusal has its HTTP status (a kind added without one fails here). */
+  @ParameterizedTest
+  @EnumSource(ErrorKind.class)
+  void everyErrorKindAnswersWithItsHttpStatus(ErrorKind kind) {
+    Map<ErrorKind, Integer> expected = Map.of(ErrorKind.BAD_INPUT, 400, ErrorKind.UNAUTHENTICATED, 401,
+        ErrorKind.NOT_FOUND, 404, ErrorKind.CONFLICT, 409, ErrorKind.TOO_LARGE, 413, ErrorKind.UNAVAILABLE, 503);
+    assertThat(expected).containsKey(kind);
+    assertThat(ApiHandler.httpStatus(kind)).isEqualTo(expected.get(kind));
   }
 }

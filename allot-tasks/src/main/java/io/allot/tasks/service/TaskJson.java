@@ -39,8 +39,8 @@ public final class TaskJson {
    * The canonical text of arguments: parsed, every object's keys sorted, written without whitespace. Two texts that
    * differ only in whitespace or key order have the same canonical text.
    *
-   * @throws TaskServiceException 400 naming {@code args} if the text is not JSON or not an object; 413 if the canonical
-   *                          text is over {@link TaskLimits#MAX_ARGS_BYTES} bytes
+   * @throws TaskServiceException {@code BAD_INPUT} naming {@code args} if the text is not JSON or not an object;
+   *     {@code TOO_LARGE} if the canonical text is over {@link TaskLimits#MAX_ARGS_BYTES} bytes
    */
   public static String canonicalArgs(String text) {
     if (text == null) {
@@ -71,7 +71,7 @@ public final class TaskJson {
     }
     int bytes = canonical.getBytes(StandardCharsets.UTF_8).length;
     if (bytes > TaskLimits.MAX_ARGS_BYTES) {
-      throw new TaskServiceException(413, "args: " + bytes + " bytes (canonical JSON); at most " + TaskLimits.MAX_ARGS_BYTES);
+      throw new TaskServiceException(TaskServiceException.ErrorKind.TOO_LARGE, "args: " + bytes + " bytes (canonical JSON); at most " + TaskLimits.MAX_ARGS_BYTES);
     }
     return canonical;
   }

@@ -86,7 +86,7 @@ public final class TaskService {
     checkCost(cost);
     TaskCreated c = guard(() -> specs.create(name, args, cost));
     if (c.outcome() == TaskCreated.Outcome.CONFLICT) {
-      throw new TaskServiceException(409, "name: task '" + name + "' exists in pool '" + pool + "' with other "
+      throw new TaskServiceException(TaskServiceException.ErrorKind.CONFLICT, "name: task '" + name + "' exists in pool '" + pool + "' with other "
           + (c.spec().args().equals(args) ? "cost (" + c.spec().cost() + ")" : "args")
           + "; update it with PUT or delete it first");
     }
@@ -257,7 +257,7 @@ public final class TaskService {
     try {
       return call.get();
     } catch (StoreUnavailableException e) {
-      throw new TaskServiceException(503, "store unavailable: " + e.getMessage());
+      throw new TaskServiceException(TaskServiceException.ErrorKind.UNAVAILABLE, "store unavailable: " + e.getMessage());
     } catch (IllegalArgumentException e) {
       throw TaskServiceException.badRequest(e.getMessage());
     }

@@ -1,32 +1,51 @@
 package io.allot.tasks.service;
 
+import java.util.Objects;
+
 /**
- * A request the task API refuses, with the HTTP status that says why; the message names the bad field (e.g.
- * {@code args: must be a JSON object but was an array}). Nothing of the request was applied.
+ * A request the task API refuses, with the {@linkplain ErrorKind kind} of refusal; the message names the bad field
+ * (e.g. {@code args: must be a JSON object but was an array}). Nothing of the request was applied. The kind is
+ * transport-neutral: each front end maps it (the REST API to an HTTP status, the gRPC service to a status code, the
+ * CLI to an exit code).
  */
 public final class TaskServiceException extends RuntimeException {
-  private final int status;
-
-  /**
-   * @param status  400 bad input, 401 no or wrong token, 404 unknown pool or task, 409 conflict, 413 too large,
-   *                503 store unreachable
-   * @param message what was wrong, naming the field
-   */
-  public TaskServiceException(int status, String message) {
-    super(message, null, false, false);
-    this.status = status;
+  /** Why a request was refused. */
+  public enum ErrorKind {
+    /** A field is missing, malformed or out of range. */
+    BAD_INPUT,
+    /** A write without a token, or with a wrong one. */
+    UNAUTHENTICATED,
+    /** No such pool or task. */
+    NOT_FOUND,
+    /** The request contradicts what exists (a task created again with other arguments). */
+    CONFLICT,
+    /** The arguments or the request body are over the limit. */
+    TOO_LARGE,
+    /** The store cannot be reached: the request may succeed later. */
+    UNAVAILABLE
   }
 
-  /** The HTTP status. */
-  public int status() {
-    return status;
+  private final ErrorKind kind;
+
+  /**
+   * @param kind    why the request was refused
+   * @param message what was wrong, naming the field
+   */
+  public TaskServiceException(ErrorKind kind, String message) {
+    super(message, null, false, false);
+    this.kind = Objects.requireNonNull(kind, "kind");
+  }
+
+  /** Why the request was refused. */
+  public ErrorKind kind() {
+    return kind;
   }
 
   static TaskServiceException badRequest(String message) {
-    return new TaskServiceException(400, message);
+    return new TaskServiceException(ErrorKind.BAD_INPUT, message);
   }
 
   static TaskServiceException notFound(String message) {
-    return new TaskServiceException(404, message);
+    return new TaskServiceException(ErrorKind.NOT_FOUND, message);
   }
 }

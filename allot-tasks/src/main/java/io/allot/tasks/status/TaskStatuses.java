@@ -3,6 +3,7 @@ package io.allot.tasks.status;
 import io.allot.store.MemberRecord;
 import io.allot.store.UnitOwner;
 import io.allot.store.tasks.TaskSpec;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -82,10 +83,29 @@ public final class TaskStatuses {
   }
 
   /**
+   * True if the tombstone {@code spec} may be purged at the pool's store time: it was deleted at least {@code
+   * retention} ago ({@link #retentionOver}) and nobody can run it any more (its status is {@link TaskStatus#DELETED}:
+   * {@code owner} is not a claim that {@linkplain #mayStillRun may still run}). False for a live spec.
+   *
+   * @param owner the current owner of its unit (expired ones included), or null
+   */
+  public static boolean purgeable(TaskSpec spec, UnitOwner owner, PoolState pool, Duration retention) {
+    return retentionOver(spec, pool.nowMillis(), retention) && !mayStillRun(owner, pool);
+  }
+
+  /**
+   * True if {@code spec} is a tombstone deleted at least {@code retention} before {@code nowMillis} (store time): the
+   * first condition of {@link #purgeable}, which needs no owner (a caller reads the owners of these only).
+   */
+  public static boolean retentionOver(TaskSpec spec, long nowMillis, Duration retention) {
+    return spec.deleted() && nowMillis - spec.deletedMillis() >= retention.toMillis();
+  }
+
+  /**
    * True if the claim {@code owner} may still be running: its member's current session, and its lease not over for
    * at least the clock margin at the pool's store time.
    */
-  static boolean mayStillRun(UnitOwner owner, PoolState pool) {
+  public static boolean mayStillRun(UnitOwner owner, PoolState pool) {
     if (owner == null) {
       return false;
     }

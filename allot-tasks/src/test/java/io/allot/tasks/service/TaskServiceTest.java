@@ -11,6 +11,7 @@ import io.allot.store.memory.MemoryStore;
 import io.allot.store.tasks.TaskFault;
 import io.allot.store.tasks.TaskLimits;
 import io.allot.store.tasks.TaskRun;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.status.TaskStatus;
 import java.time.Duration;
 import java.util.List;
@@ -32,9 +33,9 @@ class TaskServiceTest {
     store.close();
   }
 
-  private static void refused(int status, String fragment, ThrowingCallable call) {
+  private static void refused(ErrorKind kind, String fragment, ThrowingCallable call) {
     assertThatThrownBy(call).isInstanceOfSatisfying(TaskServiceException.class, e -> {
-      assertThat(e.status()).as(e.getMessage()).isEqualTo(status);
+      assertThat(e.kind()).as(e.getMessage()).isEqualTo(kind);
       assertThat(e.getMessage()).contains(fragment);
     });
   }
@@ -52,8 +53,8 @@ class TaskServiceTest {
     assertThat(again.created()).isFalse();
     assertThat(again.task().revision()).isEqualTo(1);
 
-    refused(409, "other args", () -> api.create("p", "t1", "{\"a\":\"other\"}", 2));
-    refused(409, "other cost", () -> api.create("p", "t1", "{\"a\":\"s\",\"b\":[1,{\"x\":1,\"y\":2}]}", 3));
+    refused(ErrorKind.CONFLICT, "other args", () -> api.create("p", "t1", "{\"a\":\"other\"}", 2));
+    refused(ErrorKind.CONFLICT, "other cost", () -> api.create("p", "t1", "{\"a\":\"s\",\"b\":[1,{\"x\":1,\"y\":2}]}", 3));
     assertThat(api.get("p", "t1").args()).isEqualTo(w.task().args());
   }
 
@@ -61,25 +62,25 @@ class TaskServiceTest {
   void badInputIsNamedAndChangesNothing() {
     api.create("p", "keep", "{\"v\":1}", 1);
     long version = store.taskSpecs("p").version();
-    refused(404, "unknown pool 'nope'; known pools: p, q", () -> api.create("nope", "t", "{}", 1));
-    refused(400, "name: task name 'bad name'", () -> api.create("p", "bad name", "{}", 1));
-    refused(400, "name: task name must be non-empty", () -> api.create("p", "", "{}", 1));
-    refused(400, "args: must be a JSON object but was an array", () -> api.create("p", "t", "[1]", 1));
-    refused(400, "args: must be a JSON object but was a string", () -> api.create("p", "t", "\"x\"", 1));
-    refused(400, "args: not valid JSON", () -> api.create("p", "t", "{\"a\":", 1));
-    refused(400, "args: not valid JSON", () -> api.create("p", "t", "{\"a\":1,\"a\":2}", 1));
-    refused(400, "args: not valid JSON", () -> api.create("p", "t", "{} {}", 1));
-    refused(400, "args: must be a JSON object but was missing", () -> api.create("p", "t", null, 1));
-    refused(413, "args: 65544 bytes", () -> api.create("p", "t", "{\"a\":\"" + "x".repeat(TaskLimits.MAX_ARGS_BYTES) + "\"}", 1));
-    refused(400, "cost: task cost must be 1 to 1000000 but was 0", () -> api.create("p", "t", "{}", 0));
-    refused(400, "cost:", () -> api.create("p", "t", "{}", TaskLimits.MAX_COST + 1));
-    refused(400, "cost:", () -> api.update("p", "keep", "{}", -1));
-    refused(400, "args:", () -> api.update("p", "keep", "[]", 1));
-    refused(404, "no task 'missing' in pool 'p'", () -> api.update("p", "missing", "{}", 1));
-    refused(404, "no task 'missing'", () -> api.delete("p", "missing"));
-    refused(404, "no task 'missing'", () -> api.get("p", "missing"));
-    refused(400, "status: status 'Running' is not one of Created, Processing", () -> api.list("p", "Running"));
-    refused(404, "unknown pool", () -> api.members("nope"));
+    refused(ErrorKind.NOT_FOUND, "unknown pool 'nope'; known pools: p, q", () -> api.create("nope", "t", "{}", 1));
+    refused(ErrorKind.BAD_INPUT, "name: task name 'bad name'", () -> api.create("p", "bad name", "{}", 1));
+    refused(ErrorKind.BAD_INPUT, "name: task name must be non-empty", () -> api.create("p", "", "{}", 1));
+    refused(ErrorKind.BAD_INPUT, "args: must be a JSON object but was an array", () -> api.create("p", "t", "[1]", 1));
+    refused(ErrorKind.BAD_INPUT, "args: must be a JSON object but was a string", () -> api.create("p", "t", "\"x\"", 1));
+    refused(ErrorKind.BAD_INPUT, "args: not valid JSON", () -> api.create("p", "t", "{\"a\":", 1));
+    refused(ErrorKind.BAD_INPUT, "args: not valid JSON", () -> api.create("p", "t", "{\"a\":1,\"a\":2}", 1));
+    refused(ErrorKind.BAD_INPUT, "args: not valid JSON", () -> api.create("p", "t", "{} {}", 1));
+    refused(ErrorKind.BAD_INPUT, "args: must be a JSON object but was missing", () -> api.create("p", "t", null, 1));
+    refused(ErrorKind.TOO_LARGE, "args: 65544 bytes", () -> api.create("p", "t", "{\"a\":\"" + "x".repeat(TaskLimits.MAX_ARGS_BYTES) + "\"}", 1));
+    refused(ErrorKind.BAD_INPUT, "cost: task cost must be 1 to 1000000 but was 0", () -> api.create("p", "t", "{}", 0));
+    refused(ErrorKind.BAD_INPUT, "cost:", () -> api.create("p", "t", "{}", TaskLimits.MAX_COST + 1));
+    refused(ErrorKind.BAD_INPUT, "cost:", () -> api.update("p", "keep", "{}", -1));
+    refused(ErrorKind.BAD_INPUT, "args:", () -> api.update("p", "keep", "[]", 1));
+    refused(ErrorKind.NOT_FOUND, "no task 'missing' in pool 'p'", () -> api.update("p", "missing", "{}", 1));
+    refused(ErrorKind.NOT_FOUND, "no task 'missing'", () -> api.delete("p", "missing"));
+    refused(ErrorKind.NOT_FOUND, "no task 'missing'", () -> api.get("p", "missing"));
+    refused(ErrorKind.BAD_INPUT, "status: status 'Running' is not one of Created, Processing", () -> api.list("p", "Running"));
+    refused(ErrorKind.NOT_FOUND, "unknown pool", () -> api.members("nope"));
     assertThat(store.taskSpecs("p").version()).isEqualTo(version);
     assertThat(store.taskSpecs("nope").list()).isEmpty();
     assertThat(api.get("p", "keep").args()).isEqualTo("{\"v\":1}");
@@ -94,7 +95,7 @@ class TaskServiceTest {
     assertThat(u.revision()).isEqualTo(2);
     assertThat(api.update("p", "t", "{\"v\":2}", 4).cost()).isEqualTo(4);
     api.delete("p", "t");
-    refused(404, "no task 't'", () -> api.update("p", "t", "{}", null));
+    refused(ErrorKind.NOT_FOUND, "no task 't'", () -> api.update("p", "t", "{}", null));
   }
 
   @Test

@@ -8,6 +8,7 @@ import io.allot.store.UnitOwner;
 import io.allot.store.tasks.TaskFault;
 import io.allot.store.tasks.TaskRun;
 import io.allot.store.tasks.TaskSpec;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -73,6 +74,20 @@ class TaskStatusesTest {
     MemberRecord longExpired = new MemberRecord("m1", MemberMeta.of(1, 10), 7, NOW - 200);
     assertThat(TaskStatuses.derive(tombstone("t"), OWNER,
         new PoolState(NOW, Map.of("m1", longExpired), Map.of(), Map.of(), 200)).state()).isEqualTo(TaskStatus.DELETED);
+  }
+
+  @Test
+  void aTombstoneIsPurgeableOnceItsRetentionIsOverAndNobodyCanRunItAnyMore() {
+    Duration retention = Duration.ofMillis(100); // tombstone(...) was deleted at 30
+    PoolState alive = pool(Map.of(), Map.of(), member("m1", 7, true, 1, 10));
+    PoolState gone = pool(Map.of(), Map.of(), member("m1", 7, false, 1, 10));
+    assertThat(TaskStatuses.purgeable(tombstone("t"), OWNER, gone, retention)).isTrue();
+    assertThat(TaskStatuses.purgeable(tombstone("t"), null, alive, retention)).as("no owner").isTrue();
+    assertThat(TaskStatuses.purgeable(tombstone("t"), OWNER, alive, retention)).as("may still run").isFalse();
+    assertThat(TaskStatuses.purgeable(tombstone("t"), OWNER, gone, Duration.ofMillis(NOW - 29))).as("kept").isFalse();
+    assertThat(TaskStatuses.purgeable(live("t", 1), null, gone, Duration.ZERO)).as("live spec").isFalse();
+    assertThat(TaskStatuses.retentionOver(tombstone("t"), 130, retention)).isTrue();
+    assertThat(TaskStatuses.retentionOver(tombstone("t"), 129, retention)).isFalse();
   }
 
   @Test

@@ -1,9 +1,7 @@
-package io.allot.server.distributor;
+package io.allot.core.assign;
 
-import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
 import io.allot.core.model.Names;
-import io.allot.store.UnitHold;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -14,28 +12,35 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Function;
 
 /**
- * Honours holds, whatever the strategy: a member that released a unit with a hold ({@link
- * io.allot.store.Ownership#release(String, String, long, java.time.Duration)}) declines it while the hold lasts, so
- * the distributor computes the table without the held units ({@link #binding}) and then gives each held unit to the
- * least-loaded eligible live member ({@link #place}). Pure and deterministic: the result depends on the inputs only,
- * never on the order of the collections.
+ * Honours holds, whatever the strategy: a member that released a unit with a hold (the store's {@code
+ * Ownership.release} with a hold) declines it while the hold lasts, so the distributor computes the table without the
+ * held units ({@link #binding}) and then gives each held unit to the least-loaded eligible live member ({@link
+ * #place}). Pure and deterministic: the result depends on the inputs only, never on the order of the collections.
+ * The distributor and the simulator's distributor both place holds with it.
+ *
+ * <p>A hold is any value that names the member that declined its unit ({@code declinedBy}); holds are given by unit.
  */
-final class HoldPlacement {
+public final class HoldPlacement {
   private HoldPlacement() {}
 
   /**
-   * The holds that bind: on a unit of {@code units}, declined by a member of {@code live}, by unit. A hold of a
-   * member that is not live changes nothing (no unit goes to such a member anyway), so it is left out and the table
-   * stays the strategy's own.
+   * The holds that bind: on a unit of {@code units}, declined by a member of {@code live}, by unit in byte order. A
+   * hold of a member that is not live changes nothing (no unit goes to such a member anyway), so it is left out and
+   * the table stays the strategy's own.
+   *
+   * @param holds      the holds by unit
+   * @param declinedBy the member that declined a hold's unit
    */
-  static Map<String, UnitHold> binding(Map<String, UnitHold> holds, Set<String> units, Collection<Member> live) {
+  public static <H> Map<String, H> binding(Map<String, H> holds, Function<? super H, String> declinedBy,
+      Set<String> units, Collection<Member> live) {
     Set<String> liveIds = new HashSet<>();
     live.forEach(m -> liveIds.add(m.id()));
-    Map<String, UnitHold> out = new TreeMap<>(Names.BYTE_ORDER);
+    Map<String, H> out = new TreeMap<>(Names.BYTE_ORDER);
     holds.forEach((unit, h) -> {
-      if (units.contains(unit) && liveIds.contains(h.member())) {
+      if (units.contains(unit) && liveIds.contains(declinedBy.apply(h))) {
         out.put(unit, h);
       }
     });
@@ -49,9 +54,12 @@ final class HoldPlacement {
    * units(b) * affinity(a)}), ties by member id in byte order. A held unit no member can take is unassigned: it is
    * never given to the member that declined it while the hold lasts.
    *
-   * @param held the binding holds ({@link #binding}); their units must not be in {@code table}
+   * @param held       the binding holds by unit ({@link #binding}); their units must not be in {@code table}
+   * @param declinedBy the member that declined a hold's unit
+   * @return {@code table} itself if there is no hold
    */
-  static Table place(Table table, Collection<Member> live, Collection<UnitHold> held) {
+  public static <H> Table place(Table table, Collection<Member> live, Map<String, H> held,
+      Function<? super H, String> declinedBy) {
     if (held.isEmpty()) {
       return table;
     }
@@ -63,14 +71,15 @@ final class HoldPlacement {
     for (Member m : members) {
       load.put(m.id(), byMember.computeIfAbsent(m.id(), k -> new ArrayList<>()).size());
     }
-    List<UnitHold> ordered = new ArrayList<>(held);
-    ordered.sort(Comparator.comparing(UnitHold::unit, Names.BYTE_ORDER));
+    List<String> ordered = new ArrayList<>(held.keySet());
+    ordered.sort(Names.BYTE_ORDER);
     List<String> unassigned = new ArrayList<>(table.unassigned());
-    for (UnitHold h : ordered) {
+    for (String unit : ordered) {
+      String decliner = declinedBy.apply(held.get(unit));
       Member best = null;
       for (Member m : members) { // in id order: the first of equal loads wins
         int units = load.get(m.id());
-        if (m.id().equals(h.member()) || m.affinity() <= 0 || units >= m.capacity()) {
+        if (m.id().equals(decliner) || m.affinity() <= 0 || units >= m.capacity()) {
           continue;
         }
         if (best == null || (long) units * best.affinity() < (long) load.get(best.id()) * m.affinity()) {
@@ -78,9 +87,9 @@ final class HoldPlacement {
         }
       }
       if (best == null) {
-        unassigned.add(h.unit());
+        unassigned.add(unit);
       } else {
-        byMember.get(best.id()).add(h.unit());
+        byMember.get(best.id()).add(unit);
         load.merge(best.id(), 1, Integer::sum);
       }
     }

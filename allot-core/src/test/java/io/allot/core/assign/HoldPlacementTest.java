@@ -1,15 +1,12 @@
-package io.allot.server.distributor;
+package io.allot.core.assign;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.allot.core.assign.Assigner;
-import io.allot.core.assign.Assigners;
-import io.allot.core.assign.Table;
 import io.allot.core.model.Member;
-import io.allot.store.UnitHold;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -21,21 +18,31 @@ import org.junit.jupiter.api.Test;
 /** Holds are honoured whatever the strategy: a held unit never goes to the member that declined it. */
 class HoldPlacementTest {
 
-  static UnitHold hold(String unit, String member) {
-    return new UnitHold(unit, member, Long.MAX_VALUE);
+  /** A hold as the store has it: a unit, the member that declined it (and, in the store, until when). */
+  record Hold(String unit, String member) {}
+
+  static Hold hold(String unit, String member) {
+    return new Hold(unit, member);
+  }
+
+  /** Places {@code holds} given in this order (the map keeps it). */
+  static Table place(Table table, List<Member> live, List<Hold> holds) {
+    Map<String, Hold> byUnit = new LinkedHashMap<>();
+    holds.forEach(h -> byUnit.put(h.unit(), h));
+    return HoldPlacement.place(table, live, byUnit, Hold::member);
   }
 
   @Test
   void aHeldUnitGoesToTheLeastLoadedOtherMemberTiesById() {
     Table t = Table.of(Map.of("a", List.of("u1"), "b", List.of("u2", "u3"), "c", List.of("u4")));
     List<Member> live = List.of(Member.of("a"), Member.of("b"), Member.of("c"));
-    Table out = HoldPlacement.place(t, live, List.of(hold("x", "a")));
+    Table out = place(t, live, List.of(hold("x", "a")));
     assertThat(out.unitsOf("c")).containsExactly("u4", "x"); // a declined it; c and a tie at 1, b has 2
-    out = HoldPlacement.place(t, live, List.of(hold("x", "b")));
+    out = place(t, live, List.of(hold("x", "b")));
     assertThat(out.unitsOf("a")).containsExactly("u1", "x"); // a and c tie: a by id
     // one after the other, in unit order, each placement counting
     t = Table.of(Map.of("a", List.of("u1"), "b", List.of("u2"), "c", List.of("u3", "u4")));
-    out = HoldPlacement.place(t, live, List.of(hold("y", "c"), hold("x", "c")));
+    out = place(t, live, List.of(hold("y", "c"), hold("x", "c")));
     assertThat(out.unitsOf("a")).containsExactly("u1", "x");
     assertThat(out.unitsOf("b")).containsExactly("u2", "y");
   }
@@ -45,7 +52,7 @@ class HoldPlacementTest {
     Table t = Table.of(Map.of("a", List.of("u1"), "b", List.of("u2", "u3"), "c", List.of(), "d", List.of()));
     // b carries 2 with affinity 4 (0.5 per affinity), a 1 with affinity 1; c is full (capacity 0 units left), d takes none
     List<Member> live = List.of(Member.of("a"), Member.of("b", 4), Member.of("c", 1, 0), Member.of("d", 0));
-    Table out = HoldPlacement.place(t, live, List.of(hold("x", "a")));
+    Table out = place(t, live, List.of(hold("x", "a")));
     assertThat(out.unitsOf("b")).containsExactly("u2", "u3", "x");
     assertThat(out.unitsOf("c")).isEmpty();
     assertThat(out.unitsOf("d")).isEmpty();
@@ -54,22 +61,22 @@ class HoldPlacementTest {
   @Test
   void aHeldUnitNobodyElseCanTakeIsUnassignedNeverGivenBack() {
     Table t = Table.of(Map.of("a", List.of("u1")));
-    Table out = HoldPlacement.place(t, List.of(Member.of("a")), List.of(hold("x", "a")));
+    Table out = place(t, List.of(Member.of("a")), List.of(hold("x", "a")));
     assertThat(out.unitsOf("a")).containsExactly("u1");
     assertThat(out.unassigned()).containsExactly("x");
   }
 
   @Test
   void onlyHoldsOnListedUnitsByLiveMembersBind() {
-    Map<String, UnitHold> holds = Map.of("x", hold("x", "a"), "y", hold("y", "gone"), "z", hold("z", "a"));
-    assertThat(HoldPlacement.binding(holds, Set.of("x", "y"), List.of(Member.of("a"), Member.of("b"))))
+    Map<String, Hold> holds = Map.of("x", hold("x", "a"), "y", hold("y", "gone"), "z", hold("z", "a"));
+    assertThat(HoldPlacement.binding(holds, Hold::member, Set.of("x", "y"), List.of(Member.of("a"), Member.of("b"))))
         .containsOnlyKeys("x");
   }
 
   @Test
   void noHoldsLeaveTheStrategysTableAsItIs() {
     Table t = Table.of(Map.of("a", List.of("u1")));
-    assertThat(HoldPlacement.place(t, List.of(Member.of("a")), List.of())).isSameAs(t);
+    assertThat(place(t, List.of(Member.of("a")), List.of())).isSameAs(t);
   }
 
   /**
@@ -100,7 +107,7 @@ class HoldPlacementTest {
     for (int i = 0; i < unitCount; i++) {
       units.add("u" + i);
     }
-    List<UnitHold> holds = new ArrayList<>();
+    List<Hold> holds = new ArrayList<>();
     for (String u : units) {
       if (rnd.nextInt(3) == 0) {
         holds.add(hold(u, live.get(rnd.nextInt(memberCount)).id()));
@@ -109,12 +116,12 @@ class HoldPlacementTest {
     Assigner assigner = Assigners.byName(List.of("rendezvous", "rendezvous-unbounded", "balanced", "seed-ring").get(strategy));
     Set<String> free = new LinkedHashSet<>(units);
     holds.forEach(h -> free.remove(h.unit()));
-    Table out = HoldPlacement.place(assigner.assign(live, free), live, holds);
+    Table out = place(assigner.assign(live, free), live, holds);
 
     Set<String> seen = new HashSet<>(out.unassigned());
     out.byMember().values().forEach(seen::addAll);
     assertThat(seen).isEqualTo(units);
-    for (UnitHold h : holds) {
+    for (Hold h : holds) {
       assertThat(out.ownerOf(h.unit())).isNotEqualTo(Optional.of(h.member()));
     }
     for (Member m : live) {
@@ -125,9 +132,9 @@ class HoldPlacementTest {
     }
     // the same inputs in another order: the same table
     List<Member> shuffledLive = new ArrayList<>(live);
-    List<UnitHold> shuffledHolds = new ArrayList<>(holds);
+    List<Hold> shuffledHolds = new ArrayList<>(holds);
     Collections.shuffle(shuffledLive, rnd);
     Collections.shuffle(shuffledHolds, rnd);
-    assertThat(HoldPlacement.place(assigner.assign(live, free), shuffledLive, shuffledHolds)).isEqualTo(out);
+    assertThat(place(assigner.assign(live, free), shuffledLive, shuffledHolds)).isEqualTo(out);
   }
 }
