@@ -42,7 +42,7 @@ public final class AllotJobWorkers implements AutoCloseable {
     Map<String, JobWorker> w = new LinkedHashMap<>();
     Map<String, String> q = new LinkedHashMap<>();
     for (String name : names) {
-      AllotProperties.Job job = properties.jobs().getOrDefault(name, AllotProperties.Job.DEFAULTS);
+      AllotProperties.JobSettings job = properties.jobs().getOrDefault(name, AllotProperties.JobSettings.DEFAULTS);
       JobQueueName annotated = beans.findAnnotationOnBean(name, JobQueueName.class);
       String queue = job.queue() != null ? job.queue() : annotated != null ? annotated.value() : name;
       q.put(name, queue);
@@ -52,7 +52,7 @@ public final class AllotJobWorkers implements AutoCloseable {
     this.queues = Map.copyOf(q);
   }
 
-  private static JobWorker build(io.allot.store.jobs.JobQueue queue, JobHandler handler, AllotProperties.Job job,
+  private static JobWorker build(io.allot.store.jobs.JobQueue queue, JobHandler handler, AllotProperties.JobSettings job,
       MeterRegistry meters) {
     JobWorker.Builder b = JobWorker.builder(queue, handler).drainTimeout(job.drainTimeout());
     if (job.concurrency() != null) {

@@ -20,9 +20,9 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
 @ConfigurationProperties("allot")
 public record AllotProperties(
     String store,
-    @DefaultValue Worker worker,
-    @DefaultValue Tasks tasks,
-    Map<String, Job> jobs) {
+    @DefaultValue WorkerSettings worker,
+    @DefaultValue TaskSettings tasks,
+    Map<String, JobSettings> jobs) {
 
   /** The settings; jobs never null. */
   public AllotProperties {
@@ -52,7 +52,7 @@ public record AllotProperties(
    * @param shutdownGrace how long leaving waits for the units' stops to be confirmed; default 5s
    * @param drainTimeout on shutdown, how long the member drains (affinity 0, every unit handed over) before it leaves
    */
-  public record Worker(
+  public record WorkerSettings(
       String pool,
       String host,
       @DefaultValue("0") int port,
@@ -72,7 +72,7 @@ public record AllotProperties(
       @DefaultValue("10s") Duration drainTimeout) {
 
     /** The settings; labels never null. */
-    public Worker {
+    public WorkerSettings {
       labels = labels == null ? Map.of() : Map.copyOf(labels);
     }
   }
@@ -86,7 +86,7 @@ public record AllotProperties(
    * @param capacity the most task cost owned at once: a number, or auto (the default) = min(CPUs x 100, max
    *                 heap MiB / 8)
    */
-  public record Tasks(String pool, @DefaultValue("0") int port, @DefaultValue("auto") String capacity) {}
+  public record TaskSettings(String pool, @DefaultValue("0") int port, @DefaultValue("auto") String capacity) {}
 
   /**
    * The worker of one JobHandler bean (allot.jobs.<bean name>.*).
@@ -101,7 +101,7 @@ public record AllotProperties(
    *                     phase)
    * @param rateLimit jobs per second over every worker of the queue, kept in the store; default none
    */
-  public record Job(
+  public record JobSettings(
       String queue,
       Integer concurrency,
       Integer batchSize,
@@ -112,6 +112,6 @@ public record AllotProperties(
       Double rateLimit) {
 
     /** The settings of a handler bean that has no allot.jobs.<bean name> entry. */
-    public static final Job DEFAULTS = new Job(null, null, null, null, null, null, Duration.ofSeconds(20), null);
+    public static final JobSettings DEFAULTS = new JobSettings(null, null, null, null, null, null, Duration.ofSeconds(20), null);
   }
 }

@@ -30,7 +30,7 @@ public class AllotTasksAutoConfiguration {
   @ConditionalOnMissingBean
   public TaskRunner allotTaskRunner(Store store, AllotProperties properties, TaskHandler handler,
       ObjectProvider<MeterRegistry> meters) {
-    AllotProperties.Tasks t = properties.tasks();
+    AllotProperties.TaskSettings t = properties.tasks();
     int capacity = capacity(t.capacity());
     TaskRunner runner = TaskRunner.builder(Members.builder(store, properties.worker(), t.pool(), t.port(), capacity),
         handler).build();

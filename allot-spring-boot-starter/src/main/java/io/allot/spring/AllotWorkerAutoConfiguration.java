@@ -31,7 +31,7 @@ public class AllotWorkerAutoConfiguration {
   @ConditionalOnMissingBean
   public UnitRunner allotUnitRunner(Store store, AllotProperties properties, UnitHandler handler,
       ObjectProvider<MeterRegistry> meters) {
-    AllotProperties.Worker w = properties.worker();
+    AllotProperties.WorkerSettings w = properties.worker();
     Divider divider = Members.builder(store, w, w.pool(), w.port(), null).build();
     meters.ifAvailable(m -> DividerMeters.bind(m, divider, w.pool(), "units"));
     return UnitRunner.builder(divider, handler).build();

@@ -9,7 +9,7 @@ final class Members {
   private Members() {}
 
   /** A builder of a member of {@code pool} on {@code port} with {@code capacity} (null = the setting's). */
-  static Divider.Builder builder(Store store, AllotProperties.Worker w, String pool, int port, Integer capacity) {
+  static Divider.Builder builder(Store store, AllotProperties.WorkerSettings w, String pool, int port, Integer capacity) {
     Divider.Builder b = Divider.builder(store).pool(pool).port(port);
     set(w.host(), b::host);
     set(w.distributionNamespace(), b::distribution);
