@@ -55,24 +55,12 @@ public final class AllotJobWorkers implements AutoCloseable {
   private static JobWorker build(io.allot.store.jobs.JobQueue queue, JobHandler handler, AllotProperties.JobSettings job,
       MeterRegistry meters) {
     JobWorker.Builder b = JobWorker.builder(queue, handler).drainTimeout(job.drainTimeout());
-    if (job.concurrency() != null) {
-      b.concurrency(job.concurrency());
-    }
-    if (job.batchSize() != null) {
-      b.batchSize(job.batchSize());
-    }
-    if (job.prefetch() != null) {
-      b.prefetch(job.prefetch());
-    }
-    if (job.lockTtl() != null) {
-      b.lockTtl(job.lockTtl());
-    }
-    if (job.pollInterval() != null) {
-      b.pollInterval(job.pollInterval());
-    }
-    if (job.rateLimit() != null) {
-      b.rateLimit(job.rateLimit());
-    }
+    Members.set(job.concurrency(), b::concurrency);
+    Members.set(job.batchSize(), b::batchSize);
+    Members.set(job.prefetch(), b::prefetch);
+    Members.set(job.lockTtl(), b::lockTtl);
+    Members.set(job.pollInterval(), b::pollInterval);
+    Members.set(job.rateLimit(), b::rateLimit);
     if (meters != null) {
       b.meterRegistry(meters);
     }

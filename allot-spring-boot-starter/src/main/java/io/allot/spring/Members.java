@@ -28,7 +28,8 @@ final class Members {
     return b;
   }
 
-  private static <T> void set(T value, Consumer<T> setter) {
+  /** Calls {@code setter} with {@code value} unless it is null (a setting left out keeps the SDK's default). */
+  static <T> void set(T value, Consumer<T> setter) {
     if (value != null) {
       setter.accept(value);
     }
