@@ -1,0 +1,117 @@
+package io.allot.spring;
+
+import java.time.Duration;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+/**
+ * The allot.* settings. Names follow the flags of bin/allot worker and bin/allot job worker
+ * (--pool is allot.worker.pool, --distribution-namespace is
+ * allot.worker.distribution-namespace, ...). A setting left out keeps the SDK's default. An immutable value.
+ *
+ * @param store the store URI: memory:, redis://host:6379, rediss://...,
+ *              redis-cluster://h1:p1,h2:p2, postgresql://user:pass@host:5432/db; without it (and
+ *              without a Store bean of the application's) nothing of allot starts
+ * @param worker the member that runs the application's UnitHandler (and whose settings a task member shares)
+ * @param tasks the member that runs the application's TaskHandler
+ * @param jobs per JobHandler bean name: its queue and worker settings
+ */
+@ConfigurationProperties("allot")
+public record AllotProperties(
+    String store,
+    @DefaultValue WorkerSettings worker,
+    @DefaultValue TaskSettings tasks,
+    Map<String, JobSettings> jobs) {
+
+  /** The settings; jobs never null. */
+  public AllotProperties {
+    jobs = jobs == null ? Map.of() : Map.copyOf(jobs);
+  }
+
+  /**
+   * One member of a pool (a Divider).
+   *
+   * @param pool the services list (pool) this member joins, one of the distributor's -services-namespaces;
+   *             with a UnitHandler bean it starts the worker
+   * @param host the host the distributor reaches this member on, the first part of the member id; default: an
+   *             address other hosts can reach
+   * @param port the gRPC port of the pings; 0 (the default) picks a free one
+   * @param distributionNamespace the distribution hash key, as the distributor's; default sys-matching-table
+   * @param affinity the initial affinity (weight); 0 = no units; default 1
+   * @param capacity the most units owned at once; default unlimited
+   * @param version the software version published with the member (routing reads it)
+   * @param zone the zone published with the member
+   * @param labels attributes published with the member
+   * @param leaseTtl the member lease; default 1500ms
+   * @param renewEvery the lease renewal period; default 300ms
+   * @param fenceMargin self-fence this long before the lease could expire; default 500ms
+   * @param syncInterval the full reconciliation period; default 500ms
+   * @param maxConcurrentMoves the cap on units stopping (being handed over) at once; default 16
+   * @param claimBatch units claimed per round, in one store round trip; default 64
+   * @param shutdownGrace how long leaving waits for the units' stops to be confirmed; default 5s
+   * @param drainTimeout on shutdown, how long the member drains (affinity 0, every unit handed over) before it leaves
+   */
+  public record WorkerSettings(
+      String pool,
+      String host,
+      @DefaultValue("0") int port,
+      String distributionNamespace,
+      Integer affinity,
+      Integer capacity,
+      String version,
+      String zone,
+      Map<String, String> labels,
+      Duration leaseTtl,
+      Duration renewEvery,
+      Duration fenceMargin,
+      Duration syncInterval,
+      Integer maxConcurrentMoves,
+      Integer claimBatch,
+      Duration shutdownGrace,
+      @DefaultValue("10s") Duration drainTimeout) {
+
+    /** The settings; labels never null. */
+    public WorkerSettings {
+      labels = labels == null ? Map.of() : Map.copyOf(labels);
+    }
+  }
+
+  /**
+   * The member that runs long-running tasks (TaskRunner); host, distribution hash, lease and shutdown settings
+   * are those of allot.worker.*.
+   *
+   * @param pool the pool whose task specs this member runs; with a TaskHandler bean it starts the runner
+   * @param port the gRPC port of this member's pings; 0 (the default) picks a free one
+   * @param capacity the most task cost owned at once: a number, or auto (the default) = min(CPUs x 100, max
+   *                 heap MiB / 8)
+   */
+  public record TaskSettings(String pool, @DefaultValue("0") int port, @DefaultValue("auto") String capacity) {}
+
+  /**
+   * The worker of one JobHandler bean (allot.jobs.<bean name>.*).
+   *
+   * @param queue the queue it takes jobs from; default: the bean's @JobQueueName, else the bean's name
+   * @param concurrency handler threads; default 4
+   * @param batchSize jobs per claim; default the concurrency
+   * @param prefetch jobs claimed ahead, waiting for a thread; default the concurrency
+   * @param lockTtl the lock of a claimed job, extended while its handler runs; default 30s
+   * @param pollInterval the wait after a claim that found nothing; default 500ms
+   * @param drainTimeout on shutdown, how long running handlers may finish; default 20s (under Spring's 30 s shutdown
+   *                     phase)
+   * @param rateLimit jobs per second over every worker of the queue, kept in the store; default none
+   */
+  public record JobSettings(
+      String queue,
+      Integer concurrency,
+      Integer batchSize,
+      Integer prefetch,
+      Duration lockTtl,
+      Duration pollInterval,
+      @DefaultValue("20s") Duration drainTimeout,
+      Double rateLimit) {
+
+    /** The settings of a handler bean that has no allot.jobs.<bean name> entry. */
+    public static final JobSettings DEFAULTS = new JobSettings(null, null, null, null, null, null, Duration.ofSeconds(20), null);
+  }
+}
