@@ -45,7 +45,7 @@ final class DevCommand implements Callable<Integer> {
   String log;
 
   @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",
-      description = "Port of /metrics, /version, /healthz and the task API /api/v1 (pool " + DevMode.GROUP
+      description = "Port of /metrics, /version, /healthz and the task API /api/v1 (pool " + DevMode.POOL
           + "); 0 picks a free one. Default ${DEFAULT-VALUE}.")
   int promPort;
 
@@ -70,12 +70,12 @@ final class DevCommand implements Callable<Integer> {
     apiOptions.check();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, registry)) {
-      TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.GROUP));
+      TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.POOL));
       try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks));
           ApiOptions.Running grpc = apiOptions.grpc(tasks)) {
         Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
         System.out.printf("allot dev: task API on http://127.0.0.1:%d/api/v1 (pool %s)%s; %s%n", http.port(),
-            DevMode.GROUP, grpc.port() == 0 ? "" : ", gRPC on :" + grpc.port(), apiOptions.describeAuth());
+            DevMode.POOL, grpc.port() == 0 ? "" : ", gRPC on :" + grpc.port(), apiOptions.describeAuth());
         System.out.flush();
         dev.run(d);
       }

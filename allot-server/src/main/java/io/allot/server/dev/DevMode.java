@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * redistribution can be watched.
  */
 public final class DevMode implements AutoCloseable {
-  public static final String GROUP = "sys-robots-list";
+  public static final String POOL = "sys-robots-list";
   public static final String UNITS = "sys-channels";
   public static final String TABLE = "sys-matching-table";
 
@@ -42,7 +42,7 @@ public final class DevMode implements AutoCloseable {
     for (int i = 0; i < memberCount; i++) {
       DemoMember m = new DemoMember(0, true, i % 2 == 1).start(); // every other one also answers the legacy ping
       members.add(m);
-      store.seedKeys().addToList(GROUP, m.address());
+      store.seedKeys().addToList(POOL, m.address());
     }
     List<String> units = new ArrayList<>();
     for (int i = 1; i <= unitCount; i++) {
@@ -51,7 +51,7 @@ public final class DevMode implements AutoCloseable {
     store.seedKeys().replaceList(UNITS, units);
     Duration timeout = Duration.ofSeconds(1);
     DistributorSettings s =
-        new DistributorSettings(List.of(GROUP), UNITS, TABLE, poll, timeout, 2, false,
+        new DistributorSettings(List.of(POOL), UNITS, TABLE, poll, timeout, 2, false,
             DistributorSettings.defaultLeaderTtl(poll, timeout), strategy, Pinger.Mode.AUTO);
     server = new DistributorServer(store, s, registry, this::print);
   }
@@ -60,7 +60,7 @@ public final class DevMode implements AutoCloseable {
     out.printf("%n%s  epoch %d  table of %s (%s):%n", LocalTime.now().format(TIME), p.epoch(), pool,
         p.down().isEmpty() ? "all members up" : p.down().size() + " down");
     Map<String, List<String>> byMember = p.table().byMember();
-    for (String m : store.seedKeys().list(GROUP).stream().sorted().toList()) {
+    for (String m : store.seedKeys().list(POOL).stream().sorted().toList()) {
       List<String> units = byMember.get(m);
       String state = p.down().contains(m) ? "DOWN" : units == null ? "not answering yet" : units.size() + " units";
       out.printf("  %-16s %-18s %s%n", m, state, units == null ? "" : String.join(",", units));
