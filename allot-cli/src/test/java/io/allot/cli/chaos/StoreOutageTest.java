@@ -98,7 +98,7 @@ class StoreOutageTest {
 
   @ParameterizedTest(name = "{0}")
   @EnumSource(Kind.class)
-  void workersStopWithinTheLeaseWhileTheStoreIsDownAndResumeWithoutOverlap(Kind kind) throws Exception {
+  void workersFenceWhileTheStoreIsDownAndResumeWithoutOverlap(Kind kind) throws Exception {
     List<String> units = IntStream.range(0, UNITS).mapToObj(i -> "u" + i).toList();
     String name = "store outage (" + kind.name().toLowerCase() + ")";
     try (Server server = Server.of(kind);
