@@ -188,11 +188,11 @@ class FailuresTest {
       assertThat(s.getDescription()).contains(fleet.pool);
       ManagedChannel ch2 = fleet.channel("allot_weighted_round_robin", Map.of(), null);
       Loopback.Member m = fleet.start(MemberMeta.DEFAULT);
-      await().atMost(Duration.ofSeconds(5)).ignoreExceptions()
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
           .until(() -> Loopback.who(ch2, CallOptions.DEFAULT).equals(m.id));
       // the last member leaves (its server keeps running): calls fail at once, naming the cause
       m.deregister();
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         StatusRuntimeException e = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
             () -> Loopback.who(ch2, CallOptions.DEFAULT));
         assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);

@@ -88,7 +88,7 @@ class OwnerRoutingTest {
 
       // once the table is published, no call needs a second hop
       publish(sk.store, tableKey, fleet.pool, truth);
-      await().atMost(Duration.ofSeconds(5)).until(() ->
+      await().atMost(Duration.ofSeconds(30)).until(() ->
           Loopback.who(ch, CallOptions.DEFAULT.withOption(AllotRouting.KEY, "u0")).equals(truth.get("u0"))
               && retry.reRouted() == 50);
       long before = retry.reRouted();
@@ -119,7 +119,7 @@ class OwnerRoutingTest {
       }
       // c's server dies; the table still names it: its key goes to the fallback, without an error
       c.server.shutdownNow();
-      await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
         String got = Loopback.who(ch, CallOptions.DEFAULT.withOption(AllotRouting.KEY, "uc"));
         assertThat(got).isIn(a.id, b.id);
       });

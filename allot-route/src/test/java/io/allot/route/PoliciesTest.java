@@ -91,7 +91,7 @@ class PoliciesTest {
     assertThat(Math.abs(v1a.served.get() - v1b.served.get())).isLessThanOrEqualTo(1);
 
     LiveWeights.set(store, fleet.pool, Map.of("v1", 50, "v2", 50));
-    await().atMost(Duration.ofSeconds(5)).until(() -> {
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
       fleet.resetCounts();
       for (int i = 0; i < 20; i++) {
         Loopback.who(ch, CallOptions.DEFAULT);
@@ -176,7 +176,7 @@ class PoliciesTest {
     Map<String, io.allot.store.MemberMeta> live = LiveMembers.read(store, fleet.pool).members();
     before.forEach((k, m) -> assertThat(OwnerLookup.consistentHash(live, k)).as(k).isEqualTo(m));
     leaving.stop();
-    await().atMost(Duration.ofSeconds(5)).until(() -> before.entrySet().stream()
+    await().atMost(Duration.ofSeconds(30)).until(() -> before.entrySet().stream()
         .filter(e -> e.getValue().equals(leaving.id)).allMatch(e ->
             !Loopback.who(ch, CallOptions.DEFAULT.withOption(AllotRouting.KEY, e.getKey())).equals(leaving.id)));
     for (Map.Entry<String, String> e : before.entrySet()) {

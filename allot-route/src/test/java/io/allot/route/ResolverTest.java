@@ -230,7 +230,7 @@ class ResolverTest {
       Recorder rec = new Recorder();
       r.start(rec);
       try {
-        await().atMost(Duration.ofSeconds(5)).until(() -> !rec.errors.isEmpty());
+        await().atMost(Duration.ofSeconds(30)).until(() -> !rec.errors.isEmpty());
         assertThat(rec.errors.get(0).getDescription()).contains("allot://nosuch-pool-x").contains("unknown");
       } finally {
         r.shutdown();

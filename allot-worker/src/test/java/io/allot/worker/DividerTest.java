@@ -81,7 +81,7 @@ class DividerTest extends WorkerTestBase {
 
     table.publish(a.id(), "");
     await().until(() -> a.r().stops(StopReason.REASSIGNED).size() == 1);
-    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2))
+    await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(30))
         .until(() -> a.d().assigned().containsKey("u1") && mem.ownership(P).owners().get("u1").token() == token);
 
     assertThat(a.d().confirmStop("u1", token - 1)).as("another run's token").isFalse();
@@ -96,7 +96,7 @@ class DividerTest extends WorkerTestBase {
     M small = member("S", mem, b -> b.capacity(2), true);
     table.publish(small.id(), "u1,u2,u3,u4,u5");
     await().until(() -> small.d().assigned().size() == 2);
-    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() -> small.d().assigned().size() == 2);
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(30)).until(() -> small.d().assigned().size() == 2);
     assertThat(mem.membership(P).members().get(small.id()).capacity()).isEqualTo(2);
 
     M batched = member("B", mem, b -> b.maxConcurrentMoves(3), true);

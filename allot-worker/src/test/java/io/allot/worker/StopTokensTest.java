@@ -41,7 +41,7 @@ class StopTokensTest extends WorkerTestBase {
 
     // the first run's confirmation arrives now: it must not release the second run, which still runs
     assertThat(a.d().confirmStop("u1", first)).isFalse();
-    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() ->
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(30)).until(() ->
         a.d().assigned().containsKey("u1") && mem.ownership(P).owners().containsKey("u1")
             && mem.ownership(P).owners().get("u1").token() == second);
 
@@ -61,7 +61,7 @@ class StopTokensTest extends WorkerTestBase {
     await().until(() -> a.r().stops(StopReason.RELEASED).size() == 1);
     assertThat(a.r().stops(StopReason.RELEASED)).containsExactly(new UnitStop("u1", token, StopReason.RELEASED));
     // not released while the application may still run it: it has not confirmed yet
-    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2)).until(() ->
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(30)).until(() ->
         a.d().assigned().containsKey("u1") && mem.ownership(P).owners().containsKey("u1")
             && mem.ownership(P).owners().get("u1").token() == token && mem.ownership(P).holds().isEmpty());
     assertThat(a.d().release("u1", token)).as("already stopping: no second stop").isTrue();
@@ -76,7 +76,7 @@ class StopTokensTest extends WorkerTestBase {
     assertThat(hold.untilMillis()).isGreaterThanOrEqualTo(beforeConfirm + Duration.ofSeconds(30).toMillis());
     assertThat(a.r().stops(StopReason.RELEASED)).hasSize(1);
     // and this member does not take it back meanwhile, although its target still names it
-    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2))
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(30))
         .until(() -> !a.d().assigned().containsKey("u1"));
     assertThat(a.d().assigned()).containsOnlyKeys("u2");
   }

@@ -139,7 +139,7 @@ class UnitRunnerTest extends WorkerTestBase {
     await().until(() -> a.divider().stats().leaseLosses() == 1);
     flaky.availability(FaultyStore.Availability.UP);
     await().until(() -> a.divider().assigned().containsKey("u1")); // claimed again, start delivered
-    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2))
+    await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(30))
         .until(() -> runs.get("u1").get() == 1); // the new run waits for the stubborn old one
     letGo.countDown();
     await().until(() -> runs.get("u1").get() == 2);

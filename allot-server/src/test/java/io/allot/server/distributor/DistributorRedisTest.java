@@ -239,7 +239,7 @@ class DistributorRedisTest {
     DistributorServer sa = server(redis, "rendezvous", a);
     DistributorServer sb = server(redis, "rendezvous", b);
     Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> covers(table(redis, tableKey), units));
-    Awaitility.await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
+    Awaitility.await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(30))
         .until(() -> sa.pools().get(0).isLeader() ^ sb.pools().get(0).isLeader());
     DistributorServer leader = sa.pools().get(0).isLeader() ? sa : sb;
     DistributorServer standby = leader == sa ? sb : sa;
@@ -247,7 +247,7 @@ class DistributorRedisTest {
     assertThat(standbyEpochs).isEmpty();
     leader.close(); // graceful: releases the lease
     long t0 = System.nanoTime();
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> standby.pools().get(0).isLeader());
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> standby.pools().get(0).isLeader());
     System.out.printf("graceful handover took %d ms%n", (System.nanoTime() - t0) / 1_000_000);
     unitsChangeAndTheTableFollows(redis, 14);
     assertThat(standbyEpochs).isNotEmpty();
@@ -257,7 +257,7 @@ class DistributorRedisTest {
   void aStaleLeaseCannotPublish() {
     String lease = Tables.leaseName(tableKey, pool);
     Lease old = redis.leadership().tryAcquire(lease, "old", Duration.ofMillis(300)).orElseThrow();
-    Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> redis.leadership().tryAcquire(lease, "new", Duration.ofSeconds(5)).isPresent());
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> redis.leadership().tryAcquire(lease, "new", Duration.ofSeconds(5)).isPresent());
     Lease current = redis.leadership().current(lease).orElseThrow();
     assertThat(current.token()).isGreaterThan(old.token());
     redis.tables().publish(current, tableKey, pool, Map.of("m:1", "a,b"));
@@ -296,7 +296,7 @@ class DistributorRedisTest {
     Process a = leaderProcessOfTwoMembersAndTenUnits();
     List<Long> epochs = new CopyOnWriteArrayList<>();
     DistributorServer b = server(redis, "rendezvous", epochs);
-    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(5)).until(() -> !b.pools().get(0).isLeader());
+    Awaitility.await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(30)).until(() -> !b.pools().get(0).isLeader());
     Signals.send(a, Signal.KILL); // kill -9: no chance to release the lease
     assertThat(a.waitFor(5, TimeUnit.SECONDS)).isTrue();
     awaitTakeOver(b, "killed");
@@ -316,7 +316,7 @@ class DistributorRedisTest {
     // resume the old leader: its renew fails and its writes are fenced; the table stays B's
     Signals.send(a, Signal.CONT);
     assertThatThrownBy(() -> redis.tables().publish(aLease, tableKey, pool, Map.of())).isInstanceOf(FencedException.class);
-    Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(5)).until(() -> redis.tables().read(tableKey).equals(bTable));
+    Awaitility.await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(30)).until(() -> redis.tables().read(tableKey).equals(bTable));
     assertThat(b.pools().get(0).isLeader()).isTrue();
   }
 

@@ -55,7 +55,7 @@ class PingerTest {
       assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(TIMEOUT.plusSeconds(2));
       m.start();
       // gRPC's reconnect backoff would otherwise delay this by up to minutes
-      Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+      Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
           .until(() -> p.ping(m.address()).join().ok());
     }
   }

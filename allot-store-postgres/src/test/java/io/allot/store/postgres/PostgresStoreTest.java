@@ -135,7 +135,7 @@ class PostgresStoreTest extends StoreContractTest {
       java.util.concurrent.CompletableFuture<java.util.OptionalLong> claim =
           java.util.concurrent.CompletableFuture.supplyAsync(() -> peer.ownership(pool).claim("u1", "m2", s2));
       // the claim must wait for the renewal (if it returned now, it read the stale lease)
-      org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+      org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(30))
           .until(() -> !claim.isDone());
       renewal.commit();
       assertThat(claim.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("m1 renewed in time: refused").isEmpty();
@@ -161,7 +161,7 @@ class PostgresStoreTest extends StoreContractTest {
       assertThat(peer.ownership(pool).claimAll(List.of("held"), "m2", s2)).isEmpty();
       java.util.concurrent.CompletableFuture<Map<String, Long>> mixed = java.util.concurrent.CompletableFuture
           .supplyAsync(() -> peer.ownership(pool).claimAll(List.of("held", "free"), "m2", s2));
-      org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5))
+      org.awaitility.Awaitility.await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(30))
           .until(() -> !mixed.isDone());
       locker.commit();
       assertThat(mixed.get(10, TimeUnit.SECONDS)).as("only the free unit").containsOnlyKeys("free");
