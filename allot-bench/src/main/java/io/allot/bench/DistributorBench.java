@@ -5,7 +5,7 @@ import io.allot.server.dev.DemoMember;
 import io.allot.store.MemberMeta;
 import io.allot.store.Membership;
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
 import java.io.BufferedReader;
@@ -77,10 +77,8 @@ final class DistributorBench implements Callable<Integer> {
   @Option(names = "--units", defaultValue = "100000", description = "Units. Default ${DEFAULT-VALUE}.")
   int units;
 
-  @Option(names = "--store", paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379?timeout=30s",
-      description = "The store: redis://host:port[?timeout=30s] or postgresql://user@host:port/db (shared with the "
-          + "distributor process). Default ${DEFAULT-VALUE}.")
-  String store;
+  /** The store, shared with the distributor process. */
+  @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379?timeout=30s");
 
   @Option(names = "--strategy", defaultValue = Assigners.DEFAULT, description = "Default ${DEFAULT-VALUE}.")
   String strategy;
@@ -143,14 +141,10 @@ final class DistributorBench implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw bad("--strategy: " + e.getMessage());
     }
-    if (store.startsWith("memory")) {
+    if (store.isMemory()) {
       throw bad("--store: memory cannot be shared by processes");
     }
-    try {
-      st = Stores.open(store);
-    } catch (IllegalArgumentException e) {
-      throw bad("--store: " + e.getMessage());
-    }
+    st = store.open(null);
     try (Store opened = st) {
       run(spec.commandLine().getOut(), spec.commandLine().getErr());
     }
@@ -391,7 +385,7 @@ final class DistributorBench implements Callable<Integer> {
       cmd.add("-Dorg.slf4j.simpleLogger.log.io.allot.server.distributor.PoolDistributor=debug");
       cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store, pool,
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store.uri(null), pool,
         unitsKey, table, strategy, Long.toString(pollMillis), "1000"));
     Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     CountDownLatch ready = new CountDownLatch(1);

@@ -1,7 +1,7 @@
 package io.allot.bench;
 
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.testkit.Poll;
 import io.allot.testkit.Ports;
 import io.allot.testkit.fleet.Fleet;
@@ -64,10 +64,8 @@ final class FailoverBench implements Callable<Integer> {
   @Option(names = "--dir", description = "Where event files go (default: a new temporary directory).")
   Path dir;
 
-  @Option(names = {"--store", "-store"}, paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
-      description = "The store every process shares: redis://host:port or postgresql://user@host:port/db. "
-          + "Default ${DEFAULT-VALUE}.")
-  String store;
+  /** The store every process shares. */
+  @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
 
   @Option(names = "--allot-jar", paramLabel = "JAR",
       description = "The CLI jar the processes run (default: allot-cli/target/allot.jar next to this jar's module).")
@@ -80,8 +78,8 @@ final class FailoverBench implements Callable<Integer> {
     Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-");
     String prefix = "failover-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
-    try (Store st = Stores.open(store);
-        Fleet fleet = Fleet.builder(d).storeArgs("-store", store).prefix(prefix).jar(allotJar).build()) {
+    try (Store st = store.open(null);
+        Fleet fleet = Fleet.builder(d).storeArgs("-store", store.uri(null)).prefix(prefix).jar(allotJar).build()) {
       if (tasks) {
         io.allot.store.tasks.TaskSpecs specs = st.taskSpecs(fleet.pool());
         for (String u : unitNames) {
@@ -164,7 +162,7 @@ final class FailoverBench implements Callable<Integer> {
     if (trials < 1) {
       throw bad("--trials must be at least 1, got " + trials);
     }
-    if (store.trim().toLowerCase(java.util.Locale.ROOT).startsWith("memory")) {
+    if (store.isMemory()) {
       throw bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");
     }
     if (allotJar == null) {

@@ -6,7 +6,7 @@ import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
 import io.allot.testkit.Poll;
@@ -73,10 +73,8 @@ final class HandoffBench implements Callable<Integer> {
   @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
   int units;
 
-  @Option(names = {"--store", "-store"}, paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
-      description = "The store: redis://host:port, postgresql://user@host:port/db, or memory: (one shared in-process "
-          + "store). Default ${DEFAULT-VALUE}.")
-  String store;
+  /** The store (memory: is one store shared in-process). */
+  @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
 
   @Option(names = "--strategy", paramLabel = "NAME", defaultValue = Assigners.DEFAULT,
       description = "The distributor's assignment strategy. Default ${DEFAULT-VALUE}.")
@@ -107,8 +105,8 @@ final class HandoffBench implements Callable<Integer> {
     String unitsKey = prefix + "units";
     String tableKey = prefix + "table";
     List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
-    boolean memory = store.trim().toLowerCase(Locale.ROOT).startsWith("memory");
-    Store control = Stores.open(store);
+    boolean memory = store.isMemory();
+    Store control = store.open(null);
     shared = memory ? control : null;
     List<AutoCloseable> closeables = new ArrayList<>();
     Recorder rec = new Recorder();
@@ -274,7 +272,7 @@ final class HandoffBench implements Callable<Integer> {
     if (shared != null) {
       return shared;
     }
-    Store s = Stores.open(store);
+    Store s = store.open(null);
     closeables.add(s);
     return s;
   }

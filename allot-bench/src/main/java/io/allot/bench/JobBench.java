@@ -13,7 +13,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.allot.jobs.AttemptOutcome;
 import io.allot.jobs.JobWorker;
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.store.jobs.ClaimedJob;
 import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
@@ -157,11 +157,11 @@ final class JobBench implements Callable<Integer> {
         dbs = dbSchedulerRun(dbsSchema, out);
       }
       // 2. allot on Redis
-      Run allotRedis = withRedis ? allotRun("allot/Redis", () -> Stores.open(redis), out) : null;
+      Run allotRedis = withRedis ? allotRun("allot/Redis", () -> StoreOption.openUri(redis), out) : null;
 
       // 3 + 4. enqueue rate and claim latency, no workers running
       Figures pgFigures = enqueueAndClaim("PostgreSQL", () -> pgStore(allotSchema), out);
-      Figures redisFigures = withRedis ? enqueueAndClaim("Redis", () -> Stores.open(redis), out) : null;
+      Figures redisFigures = withRedis ? enqueueAndClaim("Redis", () -> StoreOption.openUri(redis), out) : null;
 
       List<String> whatIf = whatIfJobs > 0 ? whatIf(allotSchema, withRedis, out) : List.of();
 
@@ -579,7 +579,7 @@ final class JobBench implements Callable<Integer> {
     int[][] cases = {{threads, 0}, {4 * threads, 0}, {4 * threads, 1}, {64, 1}};
     List<String> storeNames = withRedis ? List.of("PostgreSQL", "Redis") : List.of("PostgreSQL");
     for (String storeName : storeNames) {
-      StoreFactory stores = storeName.equals("Redis") ? () -> Stores.open(redis) : () -> pgStore(schema);
+      StoreFactory stores = storeName.equals("Redis") ? () -> StoreOption.openUri(redis) : () -> pgStore(schema);
       for (int[] c : cases) {
         double rate = storeLoop(stores, c[0], c[1] == 1);
         String line = String.format(Locale.ROOT, "%s claim(%d) + %s: %,.0f jobs/s (%.2f store calls/job)",

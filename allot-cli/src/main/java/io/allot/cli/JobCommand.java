@@ -60,7 +60,7 @@ final class JobCommand implements Runnable {
 
   /** The options every queue subcommand takes. */
   static final class QueueOptions {
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
 
     @Option(names = {"-queue", "--queue"}, paramLabel = "NAME", required = true, description = "The queue.")
     String queue;
@@ -297,7 +297,7 @@ final class JobCommand implements Runnable {
       Duration poll = GoDuration.parsePositive(pollInterval, "--poll-interval");
       Duration firstWait = GoDuration.parse(backoff, "--backoff");
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      if (StoreOptions.isMemory(q.store.uri("allot-jobs-worker"))) {
+      if (StoreOption.isMemory(q.store.uri("allot-jobs-worker"))) {
         throw new BadInputException("-store memory: a worker's queue must be shared; use redis://... or postgresql://...");
       }
       Store s = q.store.open("allot-jobs-worker", spec.commandLine().getErr());
@@ -409,7 +409,7 @@ final class JobCommand implements Runnable {
       }
       Duration lock = GoDuration.parsePositive(lockTtl, "--lock-ttl");
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
-      if (StoreOptions.isMemory(q.store.uri("allot-jobs-dispatcher"))) {
+      if (StoreOption.isMemory(q.store.uri("allot-jobs-dispatcher"))) {
         throw new BadInputException("-store memory: a queue must be shared; use redis://... or postgresql://...");
       }
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);

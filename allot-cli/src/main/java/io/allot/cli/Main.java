@@ -36,6 +36,7 @@ public final class Main implements Runnable {
   static int run(java.io.PrintWriter out, java.io.PrintWriter err, java.util.function.Function<String, String> env, String... args) {
     CommandLine cl = new CommandLine(new Main());
     cl.setPosixClusteredShortOptionsAllowed(false); // Go-style flags: -poll-interval is one flag, not -p -o ...
+    StoreOption.envDefault(cl, env); // every command's -store: STORE; the server's own provider below reads it too
     // only the server reads its settings from the environment, as the original distributor does
     cl.getSubcommands()
         .get("server")

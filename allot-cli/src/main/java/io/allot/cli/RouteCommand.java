@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
     subcommands = {RouteCommand.Weights.class})
 final class RouteCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin StoreOptions store;
+  @Mixin StoreOption store;
 
   // not required = true: picocli would then demand it before 'route weights' too
   @Option(names = {"-pool", "--pool"}, paramLabel = "POOL",
@@ -80,7 +80,7 @@ final class RouteCommand implements Callable<Integer> {
           + "resolver of every client watches it."})
   static final class Weights implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
 
     @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true, description = "The pool.")
     String pool;

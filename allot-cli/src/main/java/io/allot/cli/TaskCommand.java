@@ -46,7 +46,7 @@ final class TaskCommand implements Runnable {
 
   /** The options every task subcommand takes. */
   static final class TaskOptions {
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
 
     @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true,
         description = "The pool (a services list key of the server).")
@@ -69,7 +69,7 @@ final class TaskCommand implements Runnable {
 
     @Override
     public Integer call() {
-      if (StoreOptions.isMemory(t.store.uri("allot-task-" + verb()))) {
+      if (StoreOption.isMemory(t.store.uri("allot-task-" + verb()))) {
         throw new BadInputException("-store memory: lives in one process only, so a task written there is gone when "
             + "this command exits; use the store of the server: redis://... or postgresql://...");
       }

@@ -77,7 +77,7 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Distribution hash key, as the server's. Default ${DEFAULT-VALUE}.")
   String distributionNamespace;
 
-  @Mixin StoreOptions storeOptions;
+  @Mixin StoreOption storeOption;
 
   @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every event line to FILE.")
   Path events;
@@ -164,13 +164,13 @@ final class WorkerCommand implements Callable<Integer> {
       throw new BadInputException("-affinity: must be >= 0, got " + affinity);
     }
     String clientName = "allot-worker-" + (host == null ? "" : host + ":") + port;
-    if (StoreOptions.isMemory(storeOptions.uri(clientName))) {
+    if (StoreOption.isMemory(storeOption.uri(clientName))) {
       throw new BadInputException("-store memory: a worker must share its store with the distributor; use redis://..."
           + " or postgresql://... (bin/allot dev runs everything in one process on the in-memory store)");
     }
     Duration delay = GoDuration.parse(stopDelay, "-stop-delay");
     EventLog log = new EventLog(spec.commandLine().getOut(), events);
-    Store store = storeOptions.open(clientName, spec.commandLine().getErr());
+    Store store = storeOption.open(clientName, spec.commandLine().getErr());
     ExecutorService stopper = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "allot-worker-stopper");
       t.setDaemon(true);

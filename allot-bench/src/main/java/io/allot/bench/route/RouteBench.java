@@ -7,7 +7,7 @@ import io.allot.route.OwnerRetryInterceptor;
 import io.allot.store.Lease;
 import io.allot.store.MemberMeta;
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.store.Tables;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -37,6 +37,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -64,9 +65,8 @@ public final class RouteBench implements Callable<Integer> {
   @Option(names = "--quick", description = "A short run (well under a minute): fewer picks, 3 s loads, 20,000 canary calls.")
   boolean quick;
 
-  @Option(names = "--store", defaultValue = "memory:", paramLabel = "URI",
-      description = "The store holding the pools (default ${DEFAULT-VALUE}).")
-  String storeUri;
+  /** The store holding the pools. */
+  @Mixin StoreOption store = new StoreOption("memory:");
 
   @Option(names = "--picks", paramLabel = "N", description = "Picks per measured round (default: 200,000 quick, "
       + "2,000,000 full).")
@@ -98,9 +98,9 @@ public final class RouteBench implements Callable<Integer> {
       System.setProperty("GRPC_EXPERIMENTAL_RING_HASH_SET_REQUEST_HASH_KEY", "true");
     }
     Set<String> parts = only == null ? Set.of("resolver", "picks", "slow", "owner", "canary") : new HashSet<>(only);
-    out.printf("bench route%s: store %s, %d cores, Java %s%n", quick ? " --quick" : "", storeUri,
+    out.printf("bench route%s: store %s, %d cores, Java %s%n", quick ? " --quick" : "", store.uri(null),
         Runtime.getRuntime().availableProcessors(), System.getProperty("java.version"));
-    try (Store store = Stores.open(storeUri)) {
+    try (Store store = this.store.open(null)) {
       if (parts.contains("resolver")) {
         resolverLatency(store);
       }
