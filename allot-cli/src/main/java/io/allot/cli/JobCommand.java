@@ -42,8 +42,9 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "job",
     description = {
-      "Jobs (finite queued work): enqueue, inspect, retry or ignore jobs of a queue, or run a reference worker (which claims from",
-      "the store), or a dispatcher that pushes jobs over gRPC to endpoints that cannot reach the store.",
+      "Jobs (finite queued work): enqueues, inspects, retries or ignores the jobs of a queue, or runs their workers.",
+      "A reference worker claims from the store; a dispatcher pushes jobs over gRPC to endpoints that cannot reach "
+          + "the store.",
       "Statuses (stored codes): todo 0, failed 20, processing 30, finished 50, ignored 70."
     },
     subcommands = {JobCommand.Enqueue.class, JobCommand.Stats.class, JobCommand.Retry.class,
@@ -78,8 +79,8 @@ final class JobCommand implements Runnable {
 
   @Command(name = "enqueue", description = {
       "Adds jobs from FILE (or standard input): one per line, 'key' or 'key<TAB>data'.",
-      "Keys already in the queue are left as they are (enqueue is idempotent). The whole input is checked before",
-      "anything is written: a bad line is reported with its number and nothing is enqueued."})
+      "Keys already in the queue are left as they are (enqueue is idempotent). The whole input is checked before "
+          + "anything is written: a bad line is reported with its number and nothing is enqueued."})
   static final class Enqueue implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
@@ -87,13 +88,13 @@ final class JobCommand implements Runnable {
     @Option(names = {"-file", "--file"}, paramLabel = "FILE", description = "Read jobs from FILE, not stdin.")
     Path file;
 
-    @Option(names = "--max-attempts", defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-max-attempts", "--max-attempts"}, defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
     int maxAttempts;
 
-    @Option(names = "--priority", defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-priority", "--priority"}, defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
     int priority;
 
-    @Option(names = "--delay", defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-delay", "--delay"}, defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
     String delay;
 
     @Override
@@ -156,7 +157,7 @@ final class JobCommand implements Runnable {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
 
-    @Option(names = "--failures", defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-failures", "--failures"}, defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
     int failures;
 
     @Override
@@ -249,9 +250,10 @@ final class JobCommand implements Runnable {
   }
 
   @Command(name = "worker", description = {
-      "A reference worker: runs each job (sleeps --work-ms; fails with --fail-rate, or as its data says:",
-      "'fail-once' fails the first attempt, 'fail-always' every attempt) and prints one line per attempt end,",
-      "written only after the store answered (unknown: its answer did not come before the lock ran out):",
+      "Runs a reference worker that claims the jobs of a queue from the store and runs them.",
+      "Each job sleeps --work-ms and fails with --fail-rate, or as its data says: 'fail-once' fails the first "
+          + "attempt, 'fail-always' every attempt. Prints one line per attempt end, written only after the store "
+          + "answered (unknown: its answer did not come before the lock ran out):",
       "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token>",
       "Runs until SIGTERM or 'quit' on standard input; then drains (running jobs finish)."})
   static final class Worker implements Callable<Integer> {
@@ -261,28 +263,28 @@ final class JobCommand implements Runnable {
     @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
     Path events;
 
-    @Option(names = "--work-ms", defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-work-ms", "--work-ms"}, defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
     int workMs;
 
-    @Option(names = "--fail-rate", defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-fail-rate", "--fail-rate"}, defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
     double failRate;
 
-    @Option(names = "--concurrency", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-concurrency", "--concurrency"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int concurrency;
 
-    @Option(names = "--batch", defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
+    @Option(names = {"-batch", "--batch"}, defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
     int batch;
 
-    @Option(names = "--lock-ttl", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
     String lockTtl;
 
-    @Option(names = "--poll-interval", defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-poll-interval", "--poll-interval"}, defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
     String pollInterval;
 
-    @Option(names = "--backoff", defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-backoff", "--backoff"}, defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
     String backoff;
 
-    @Option(names = "--rate-limit", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start.")
+    @Option(names = {"-rate-limit", "--rate-limit"}, defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start.")
     double rateLimit;
 
     @Override
@@ -372,34 +374,35 @@ final class JobCommand implements Runnable {
   }
 
   @Command(name = "dispatcher", description = {
-      "Claims jobs of a queue at its rate limit and pushes them over gRPC to worker endpoints (`allot job endpoint`,",
-      "or any server of allot/jobs/v1/jobs.proto), for workers that cannot reach the store. Leader-elected: run",
-      "several, one dispatches. Prints one line per result, after the store answered:",
+      "Pushes the jobs of a queue over gRPC to worker endpoints that cannot reach the store.",
+      "Claims the jobs at the queue's rate limit and pushes them to the endpoints (`allot job endpoint`, or any "
+          + "server of allot/jobs/v1/jobs.proto). Leader-elected: run several, one dispatches. Prints one line per "
+          + "result, after the store answered:",
       "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token> <endpoint>"})
   static final class Dispatcher implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
 
-    @Option(names = "--endpoints", paramLabel = "HOST:PORT,...", split = ",",
+    @Option(names = {"-endpoints", "--endpoints"}, paramLabel = "HOST:PORT,...", split = ",",
         description = "The endpoints to push to. Or --pool.")
     List<String> endpoints;
 
-    @Option(names = "--pool", paramLabel = "NAME", description = "Push to the live members of this allot pool.")
+    @Option(names = {"-pool", "--pool"}, paramLabel = "NAME", description = "Push to the live members of this allot pool.")
     String pool;
 
     @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
     Path events;
 
-    @Option(names = "--lock-ttl", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
     String lockTtl;
 
-    @Option(names = "--lease-ttl", defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lease-ttl", "--lease-ttl"}, defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
     String leaseTtl;
 
-    @Option(names = "--batch", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-batch", "--batch"}, defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
     int batch;
 
-    @Option(names = "--rate-limit", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start.")
+    @Option(names = {"-rate-limit", "--rate-limit"}, defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start.")
     double rateLimit;
 
     @Override
@@ -449,21 +452,21 @@ final class JobCommand implements Runnable {
   }
 
   @Command(name = "endpoint", description = {
-      "A reference worker endpoint for `allot job dispatcher`: a gRPC server on --port that runs pushed jobs",
-      "(sleeps --work-ms; fails with --fail-rate, or as the data says: 'fail-once', 'fail-always')."})
+      "Runs a reference worker endpoint for `allot job dispatcher`: a gRPC server on --port that runs pushed jobs.",
+      "Each job sleeps --work-ms and fails with --fail-rate, or as its data says: 'fail-once', 'fail-always'."})
   static final class Endpoint implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--port", required = true, description = "The gRPC port to listen on.")
+    @Option(names = {"-port", "--port"}, required = true, description = "The gRPC port to listen on.")
     int port;
 
-    @Option(names = "--capacity", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-capacity", "--capacity"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int capacity;
 
-    @Option(names = "--work-ms", defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-work-ms", "--work-ms"}, defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
     int workMs;
 
-    @Option(names = "--fail-rate", defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-fail-rate", "--fail-rate"}, defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
     double failRate;
 
     @Override

@@ -27,11 +27,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "server",
-    mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Runs the distributor: pings the members of each services list, assigns the work units to the live ones",
-      "and publishes the table in the distribution hash. Several can run: one leads each pool, the others stand by.",
+      "Runs the distributor: pings the members of each services list, assigns the work units to the live ones "
+          + "and publishes the table in the distribution hash.",
+      "Several can run: one leads each pool, the others stand by.",
       "Every flag can also be set by its environment variable (POLL_INTERVAL for -poll-interval, ...); flags win."
     })
 final class ServerCommand implements Callable<Integer> {

@@ -26,11 +26,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "task",
-    mixinStandardHelpOptions = true,
     description = {
-      "Long-running tasks of a pool: create, update, delete, get, list. Talks to the store directly, with the checks",
-      "and the derived statuses of the server's API (/api/v1): Created, Processing, OnDeleting, Deleted, Failed,",
-      "Pending. Prints tasks as JSON (list: a table, or JSON with --json). Jobs (finite queued work) are `allot job ...`.",
+      "Long-running tasks of a pool: creates, updates, deletes, gets and lists them.",
+      "Talks to the store directly, with the checks and the derived statuses of the server's API (/api/v1): Created, "
+          + "Processing, OnDeleting, Deleted, Failed, Pending. Prints tasks as JSON (list: a table, or JSON with "
+          + "--json). Jobs (finite queued work) are `allot job ...`.",
       "Exit codes: 0 done, 1 no such task or a conflict (409), 2 bad input (named) or an unreachable store."
     },
     subcommands = {TaskCommand.Create.class, TaskCommand.Update.class, TaskCommand.Delete.class,
@@ -121,9 +121,10 @@ final class TaskCommand implements Runnable {
     out.println(TaskJson.writePretty(TaskJson.task(v)));
   }
 
-  @Command(name = "create", mixinStandardHelpOptions = true, description = {
-      "Creates task NAME. Idempotent: an identical task (same arguments, compared as canonical JSON, and cost)",
-      "is left as it is (exit 0); one with other arguments or cost is a conflict (exit 1)."})
+  @Command(name = "create", description = {
+      "Creates task NAME.",
+      "Idempotent: an identical task (same arguments, compared as canonical JSON, and cost) is left as it is "
+          + "(exit 0); one with other arguments or cost is a conflict (exit 1)."})
   static final class Create extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name (letters, digits, . _ : @ -).")
     String name;
@@ -148,7 +149,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "update", mixinStandardHelpOptions = true, description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
+  @Command(name = "update", description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
   static final class Update extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name.")
     String name;
@@ -173,7 +174,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "delete", mixinStandardHelpOptions = true, description = {
+  @Command(name = "delete", description = {
       "Requests deletion of task NAME; it converges: OnDeleting while an owner still holds it, then Deleted."})
   static final class Delete extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name.")
@@ -190,7 +191,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "get", mixinStandardHelpOptions = true, description = "Prints task NAME (live or deleted) as JSON.")
+  @Command(name = "get", description = "Prints task NAME (live or deleted) as JSON.")
   static final class Get extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name.")
     String name;
@@ -206,7 +207,7 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the tasks of the pool (live and deleted), sorted by name.")
+  @Command(name = "list", description = "Lists the tasks of the pool (live and deleted), sorted by name.")
   static final class ListTasks extends Op {
     @Option(names = {"-status", "--status"}, paramLabel = "STATUS",
         description = "Only tasks with this status: Created, Processing, OnDeleting, Deleted, Failed, Pending.")

@@ -51,8 +51,9 @@ import picocli.CommandLine.Spec;
     name = "worker",
     sortOptions = false,
     description = {
-      "Runs a reference worker: registers HOST:PORT in a services list (a pool), answers the distributor's pings,",
-      "claims the units the distribution hash gives it and prints one line per event:",
+      "Runs a reference worker: joins a pool as HOST:PORT, answers the distributor's pings and runs the units it owns.",
+      "It registers HOST:PORT in the services list (the pool), claims the units the distribution hash gives it and "
+          + "prints one line per event:",
       "  <epoch-millis> start <unit> <token> | <epoch-millis> stop <unit> | <epoch-millis> lease-lost",
       "Standard input takes commands: affinity N | alter DELTA | release UNIT | flush | quit."
     })
@@ -92,7 +93,7 @@ final class WorkerCommand implements Callable<Integer> {
   String capacityText;
   int capacity;
 
-  @Option(names = {"-version", "--version"}, paramLabel = "V",
+  @Option(names = {"-member-version", "--member-version"}, paramLabel = "V",
       description = "Software version published with the member (attribute version; routing policies read it).")
   String version;
 
@@ -134,10 +135,6 @@ final class WorkerCommand implements Callable<Integer> {
   @Option(names = {"-log", "--log"}, paramLabel = "LEVEL", defaultValue = "info",
       description = "Log level (logs go to standard error). Default ${DEFAULT-VALUE}.")
   String logLevel;
-
-  // not mixinStandardHelpOptions: its --version would print allot's version, and here --version is the member's
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
-  boolean help;
 
   @Override
   public Integer call() throws Exception {
