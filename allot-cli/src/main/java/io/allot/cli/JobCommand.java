@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -65,6 +64,17 @@ final class JobCommand implements Runnable {
 
     @Option(names = {"-queue", "--queue"}, paramLabel = "NAME", required = true, description = "The queue.")
     String queue;
+
+    /**
+     * Opens the store for a long-running command (a worker, a dispatcher): never {@code memory:}, whose queue no
+     * other process could reach.
+     */
+    Store openShared(String clientName, PrintWriter err) {
+      if (StoreOption.isMemory(store.uri(clientName))) {
+        throw new BadInputException("-store memory: a queue must be shared; use redis://... or postgresql://...");
+      }
+      return store.open(clientName, err);
+    }
 
     /** Opens the store and the queue; a bad queue name is bad input. */
     JobQueue open(Store s) {
@@ -263,11 +273,7 @@ final class JobCommand implements Runnable {
     @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
     Path events;
 
-    @Option(names = {"-work-ms", "--work-ms"}, defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
-    int workMs;
-
-    @Option(names = {"-fail-rate", "--fail-rate"}, defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
-    double failRate;
+    @Mixin ReferenceWork work;
 
     @Option(names = {"-concurrency", "--concurrency"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int concurrency;
@@ -289,24 +295,16 @@ final class JobCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      if (workMs < 0) {
-        throw new BadInputException("--work-ms must be >= 0 but was " + workMs);
-      }
-      if (!(failRate >= 0 && failRate <= 1)) {
-        throw new BadInputException("--fail-rate must be in [0, 1] but was " + failRate);
-      }
+      work.check();
       Duration ttl = GoDuration.parsePositive(lockTtl, "--lock-ttl");
       Duration poll = GoDuration.parsePositive(pollInterval, "--poll-interval");
       Duration firstWait = GoDuration.parse(backoff, "--backoff");
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      if (StoreOption.isMemory(q.store.uri("allot-jobs-worker"))) {
-        throw new BadInputException("-store memory: a worker's queue must be shared; use redis://... or postgresql://...");
-      }
-      Store s = q.store.open("allot-jobs-worker", spec.commandLine().getErr());
+      Store s = q.openShared("allot-jobs-worker", spec.commandLine().getErr());
       JobQueue queue = q.open(s);
       JobWorker.Builder b;
       try {
-        b = JobWorker.builder(queue, t -> referenceWork(t.data(), t.attempt(), workMs, failRate)).listener(end -> {
+        b = JobWorker.builder(queue, t -> work.run(t.data(), t.attempt())).listener(end -> {
           synchronized (log) {
             log.line(System.currentTimeMillis(), word(end.outcome()) + " " + end.key() + " " + end.token());
           }
@@ -324,12 +322,7 @@ final class JobCommand implements Runnable {
         throw new BadInputException(e.getMessage());
       }
       JobWorker worker = b.build();
-      CountDownLatch done = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        worker.close();
-        s.close();
-        done.countDown();
-      }, "allot-jobs-worker-shutdown"));
+      CountDownLatch done = closeOnShutdown("allot-jobs-worker-shutdown", worker, s);
       worker.start();
       Thread commands = new Thread(() -> {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
@@ -362,15 +355,23 @@ final class JobCommand implements Runnable {
     };
   }
 
-  /** The reference handler of the worker and the endpoint: sleeps, and fails as asked. */
-  static void referenceWork(String data, int attempt, int workMs, double failRate) throws Exception {
-    if (workMs > 0) {
-      Thread.sleep(workMs);
-    }
-    if (data.equals("fail-always") || (data.equals("fail-once") && attempt == 1)
-        || (failRate > 0 && ThreadLocalRandom.current().nextDouble() < failRate)) {
-      throw new IllegalStateException("failed as asked (" + data + ", attempt " + attempt + ")");
-    }
+  /**
+   * Closes {@code closeables} in order when the JVM shuts down (SIGTERM, System.exit); the latch opens once they
+   * are closed.
+   */
+  static CountDownLatch closeOnShutdown(String threadName, AutoCloseable... closeables) {
+    CountDownLatch done = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      for (AutoCloseable c : closeables) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // shutting down: the next one still closes
+        }
+      }
+      done.countDown();
+    }, threadName));
+    return done;
   }
 
   @Command(name = "dispatcher", description = {
@@ -412,11 +413,8 @@ final class JobCommand implements Runnable {
       }
       Duration lock = GoDuration.parsePositive(lockTtl, "--lock-ttl");
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
-      if (StoreOption.isMemory(q.store.uri("allot-jobs-dispatcher"))) {
-        throw new BadInputException("-store memory: a queue must be shared; use redis://... or postgresql://...");
-      }
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      Store s = q.store.open("allot-jobs-dispatcher", spec.commandLine().getErr());
+      Store s = q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
       JobQueue queue = q.open(s);
       io.allot.jobs.JobDispatcher d;
       try {
@@ -439,12 +437,7 @@ final class JobCommand implements Runnable {
         s.close();
         throw new BadInputException(e.getMessage());
       }
-      CountDownLatch done = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        d.close();
-        s.close();
-        done.countDown();
-      }, "allot-jobs-dispatcher-shutdown"));
+      CountDownLatch done = closeOnShutdown("allot-jobs-dispatcher-shutdown", d, s);
       d.start();
       done.await();
       return 0;
@@ -463,24 +456,17 @@ final class JobCommand implements Runnable {
     @Option(names = {"-capacity", "--capacity"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int capacity;
 
-    @Option(names = {"-work-ms", "--work-ms"}, defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
-    int workMs;
-
-    @Option(names = {"-fail-rate", "--fail-rate"}, defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
-    double failRate;
+    @Mixin ReferenceWork work;
 
     @Override
     public Integer call() throws Exception {
       if (port < 1 || port > 65535) {
         throw new BadInputException("--port must be in [1, 65535] but was " + port);
       }
-      if (workMs < 0 || !(failRate >= 0 && failRate <= 1)) {
-        throw new BadInputException("--work-ms must be >= 0 and --fail-rate in [0, 1]");
-      }
+      work.check();
       io.allot.jobs.JobEndpoint endpoint;
       try {
-        endpoint = io.allot.jobs.JobEndpoint.builder(t -> referenceWork(t.data(), t.attempt(), workMs,
-            failRate)).capacity(capacity).endpointId("127.0.0.1:" + port).build();
+        endpoint = io.allot.jobs.JobEndpoint.builder(t -> work.run(t.data(), t.attempt())).capacity(capacity).endpointId("127.0.0.1:" + port).build();
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }
@@ -493,13 +479,7 @@ final class JobCommand implements Runnable {
       }
       spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + ")");
       spec.commandLine().getErr().flush();
-      CountDownLatch done = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        server.shutdown();
-        endpoint.close();
-        done.countDown();
-      }, "allot-jobs-endpoint-shutdown"));
-      done.await();
+      closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint).await();
       return 0;
     }
   }

@@ -32,25 +32,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The owner-storm part of {@code bench route}: 512 units on 5 members with owner checks, a member killed or added
  * every period, the table republished shortly after; {@code allot_owner} with the re-route interceptor. Prints the
  * share of calls whose first attempt reached the owner, in and outside the failover windows.
+ *
+ * @param out where the figures go
+ * @param events membership changes (kills and adds, alternating)
+ * @param periodMs time between two changes
  */
-final class OwnerStorm {
-  private final PrintWriter out;
-  private final int events;
-  private final long periodMs;
-
-  /**
-   * A storm.
-   *
-   * @param out where the figures go
-   * @param events membership changes (kills and adds, alternating)
-   * @param periodMs time between two changes
-   */
-  OwnerStorm(PrintWriter out, int events, long periodMs) {
-    this.out = out;
-    this.events = events;
-    this.periodMs = periodMs;
-  }
-
+record OwnerStorm(PrintWriter out, int events, long periodMs) {
   /** Counts the attempts of one application call (the re-route interceptor's second attempt included). */
   static final CallOptions.Key<AtomicInteger> ATTEMPTS = CallOptions.Key.create("bench-attempts");
 
