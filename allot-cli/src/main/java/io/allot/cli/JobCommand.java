@@ -49,15 +49,7 @@ import picocli.CommandLine.Spec;
     subcommands = {JobCommand.Enqueue.class, JobCommand.Stats.class, JobCommand.Retry.class,
         JobCommand.Ignore.class, JobCommand.Worker.class, JobCommand.Dispatcher.class,
         JobCommand.Endpoint.class})
-final class JobCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    throw new BadInputException("job: name a subcommand: enqueue, stats, retry, ignore, worker, dispatcher, endpoint");
-  }
-
+final class JobCommand extends ParentCommand {
   /** The options every queue subcommand takes. */
   static final class QueueOptions {
     @Mixin StoreOption store;

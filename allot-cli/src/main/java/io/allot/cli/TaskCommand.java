@@ -35,15 +35,7 @@ import picocli.CommandLine.Spec;
     },
     subcommands = {TaskCommand.Create.class, TaskCommand.Update.class, TaskCommand.Delete.class,
         TaskCommand.Get.class, TaskCommand.ListTasks.class})
-final class TaskCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    throw new BadInputException("task: name a subcommand: create, update, delete, get, list");
-  }
-
+final class TaskCommand extends ParentCommand {
   /** The options every task subcommand takes. */
   static final class TaskOptions {
     @Mixin StoreOption store;
@@ -58,12 +50,21 @@ final class TaskCommand implements Runnable {
     String table;
   }
 
+  /** An operation on the task NAME. */
+  abstract static class NamedOp extends Op {
+    @Parameters(paramLabel = "NAME", description = "The task name.")
+    String name;
+  }
+
   /** Runs one operation on the service: API errors become exit codes with a one-line message. */
   abstract static class Op implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin TaskOptions t;
 
-    abstract String verb();
+    /** The subcommand's name: the verb of its messages and its Redis client name. */
+    String verb() {
+      return spec.name();
+    }
 
     abstract void apply(TaskService service, PrintWriter out, PrintWriter err);
 
@@ -135,11 +136,6 @@ final class TaskCommand implements Runnable {
     int cost;
 
     @Override
-    String verb() {
-      return "create";
-    }
-
-    @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
       TaskService.Written w = service.create(t.pool, name, args.text("{}"), cost);
       err.println("allot: task '" + name + "' " + (w.created() ? "created" : "already exists with these arguments and cost; nothing changed")
@@ -150,19 +146,11 @@ final class TaskCommand implements Runnable {
   }
 
   @Command(name = "update", description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
-  static final class Update extends Op {
-    @Parameters(paramLabel = "NAME", description = "The task name.")
-    String name;
-
+  static final class Update extends NamedOp {
     @Mixin ArgsOptions args;
 
     @Option(names = {"-cost", "--cost"}, description = "A new cost (default: kept).")
     Integer cost;
-
-    @Override
-    String verb() {
-      return "update";
-    }
 
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
@@ -176,15 +164,7 @@ final class TaskCommand implements Runnable {
 
   @Command(name = "delete", description = {
       "Requests deletion of task NAME; it converges: OnDeleting while an owner still holds it, then Deleted."})
-  static final class Delete extends Op {
-    @Parameters(paramLabel = "NAME", description = "The task name.")
-    String name;
-
-    @Override
-    String verb() {
-      return "delete";
-    }
-
+  static final class Delete extends NamedOp {
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
       print(out, service.delete(t.pool, name));
@@ -192,15 +172,7 @@ final class TaskCommand implements Runnable {
   }
 
   @Command(name = "get", description = "Prints task NAME (live or deleted) as JSON.")
-  static final class Get extends Op {
-    @Parameters(paramLabel = "NAME", description = "The task name.")
-    String name;
-
-    @Override
-    String verb() {
-      return "get";
-    }
-
+  static final class Get extends NamedOp {
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
       print(out, service.get(t.pool, name));
@@ -215,11 +187,6 @@ final class TaskCommand implements Runnable {
 
     @Option(names = {"-json", "--json"}, description = "Print {\"tasks\": [...]} as JSON instead of a table.")
     boolean json;
-
-    @Override
-    String verb() {
-      return "list";
-    }
 
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {

@@ -64,6 +64,17 @@ class CommandTreeTest {
   }
 
   @Test
+  void aParentAloneIsBadInputNamingItsSubcommands() {
+    CliRun r = CliRun.of("job");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("Usage: allot job")
+        .contains("allot: job: name a subcommand: enqueue, stats, retry, ignore, worker, dispatcher, endpoint");
+    r = CliRun.of("task");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("allot: task: name a subcommand: create, update, delete, get, list");
+  }
+
+  @Test
   void helpNamesAnyCommandOfTheTree() {
     for (List<String> path : commands()) {
       if (path.isEmpty() || path.get(0).equals("help")) {
