@@ -21,9 +21,10 @@ import picocli.CommandLine.Spec;
     name = "route",
     sortOptions = false,
     description = {
-      "Prints the member the allot_owner routing policy sends KEY to: the key's owner in the published table when it "
-          + "is a live member of the pool, else the fallback (consistent hash of the key over the live members), "
-          + "marked as such. Exit code 1 if the pool has no live member.",
+      "Prints the member the allot_owner routing policy sends KEY to.",
+      "That is the key's owner in the published table when it is a live member of the pool, else the fallback "
+          + "(consistent hash of the key over the live members), marked as such. Exit code 1 if the pool has no live "
+          + "member.",
       "'route weights' sets the live canary weights of a pool (allot_canary), reaching every client without a "
           + "redeploy."
     },
