@@ -37,7 +37,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -118,41 +117,22 @@ final class DistributorBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (members < 1 || members > MAX_MEMBERS) {
-      throw bad("--members must be between 1 and " + MAX_MEMBERS + ", got " + members);
-    }
-    if (pingMembers < 0 || pingMembers > 5000) {
-      throw bad("--ping-members must be between 0 and 5000, got " + pingMembers);
-    }
-    if (units < 1) {
-      throw bad("--units must be at least 1, got " + units);
-    }
-    if (events < 1) {
-      throw bad("--events must be at least 1, got " + events);
-    }
-    if (steadySeconds < 1) {
-      throw bad("--steady must be at least 1 (seconds), got " + steadySeconds);
-    }
-    if (memberTtlMillis < 1000) {
-      throw bad("--member-ttl must be at least 1000 ms, got " + memberTtlMillis);
-    }
-    try {
-      Assigners.byName(strategy);
-    } catch (IllegalArgumentException e) {
-      throw bad("--strategy: " + e.getMessage());
-    }
+    OptionChecks check = new OptionChecks(spec);
+    check.between("--members", members, 1, MAX_MEMBERS);
+    check.between("--ping-members", pingMembers, 0, 5000);
+    check.atLeast("--units", units, 1, "");
+    check.atLeast("--events", events, 1, "");
+    check.atLeast("--steady", steadySeconds, 1, " (seconds)");
+    check.atLeast("--member-ttl", memberTtlMillis, 1000, " ms");
+    check.strategy(strategy);
     if (store.isMemory()) {
-      throw bad("--store: memory cannot be shared by processes");
+      throw check.bad("--store: memory cannot be shared by processes");
     }
     st = store.open(null);
     try (Store opened = st) {
       run(spec.commandLine().getOut(), spec.commandLine().getErr());
     }
     return 0;
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 
   private void run(PrintWriter out, PrintWriter progress) throws Exception {

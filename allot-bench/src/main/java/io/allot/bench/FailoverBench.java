@@ -153,17 +153,12 @@ final class FailoverBench implements Callable<Integer> {
 
   /** Bad options are a {@link ParameterException}: exit code 2, the option named. */
   private void checkOptions() throws URISyntaxException {
-    if (workers < 2 || workers > 32) {
-      throw bad("--workers must be between 2 and 32, got " + workers);
-    }
-    if (units < 1) {
-      throw bad("--units must be at least 1, got " + units);
-    }
-    if (trials < 1) {
-      throw bad("--trials must be at least 1, got " + trials);
-    }
+    OptionChecks check = new OptionChecks(spec);
+    check.between("--workers", workers, 2, 32);
+    check.atLeast("--units", units, 1, "");
+    check.atLeast("--trials", trials, 1, "");
     if (store.isMemory()) {
-      throw bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");
+      throw check.bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");
     }
     if (allotJar == null) {
       Path self = Path.of(FailoverBench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -171,13 +166,9 @@ final class FailoverBench implements Callable<Integer> {
       allotJar = self.toAbsolutePath().getParent().getParent().resolveSibling("allot-cli").resolve("target/allot.jar");
     }
     if (!Files.isRegularFile(allotJar)) {
-      throw bad("--allot-jar: " + allotJar + " is not a file; build it (./mvnw -B package -pl allot-cli -am"
+      throw check.bad("--allot-jar: " + allotJar + " is not a file; build it (./mvnw -B package -pl allot-cli -am"
           + " -DskipTests) or name it");
     }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 
   /** Time of the last of {@code held}'s new starts after {@code since} in other incarnations, or -1 if not all yet. */

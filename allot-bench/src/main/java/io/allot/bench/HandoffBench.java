@@ -35,7 +35,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -241,30 +240,13 @@ final class HandoffBench implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    if (workers < 2 || workers > 32) {
-      throw bad("--workers must be between 2 and 32, got " + workers);
-    }
-    if (units < 1) {
-      throw bad("--units must be at least 1, got " + units);
-    }
-    if (settleSeconds < 1) {
-      throw bad("--settle-timeout must be at least 1 s, got " + settleSeconds);
-    }
-    if (claimBatch < 1) {
-      throw bad("--claim-batch must be at least 1, got " + claimBatch);
-    }
-    if (maxMoves < 1) {
-      throw bad("--max-moves must be at least 1, got " + maxMoves);
-    }
-    try {
-      Assigners.byName(strategy);
-    } catch (IllegalArgumentException e) {
-      throw bad("--strategy: " + e.getMessage());
-    }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
+    OptionChecks check = new OptionChecks(spec);
+    check.between("--workers", workers, 2, 32);
+    check.atLeast("--units", units, 1, "");
+    check.atLeast("--settle-timeout", settleSeconds, 1, " s");
+    check.atLeast("--claim-batch", claimBatch, 1, "");
+    check.atLeast("--max-moves", maxMoves, 1, "");
+    check.strategy(strategy);
   }
 
   /** A store handle of its own (the shared one for memory:), closed with the run. */
