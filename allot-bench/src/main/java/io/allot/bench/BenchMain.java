@@ -1,5 +1,7 @@
 package io.allot.bench;
 
+import io.allot.cli.BadInputException;
+import io.allot.cli.StoreOption;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -39,7 +41,18 @@ public final class BenchMain implements Callable<Integer> {
    * @param err progress, errors and usage
    */
   public static int execute(PrintWriter out, PrintWriter err, String... args) {
-    return new CommandLine(new BenchMain()).setOut(out).setErr(err).execute(args);
+    CommandLine cl = new CommandLine(new BenchMain()).setOut(out).setErr(err);
+    StoreOption.envDefault(cl, System::getenv);
+    // a store that cannot be opened is bad usage too: the message names the URI
+    cl.setExecutionExceptionHandler((ex, commandLine, parsed) -> {
+      if (!(ex instanceof BadInputException)) {
+        throw ex;
+      }
+      commandLine.getErr().println(ex.getMessage());
+      commandLine.usage(commandLine.getErr());
+      return 2;
+    });
+    return cl.execute(args);
   }
 
   public static void main(String[] args) {

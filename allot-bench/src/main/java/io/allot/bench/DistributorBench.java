@@ -5,7 +5,7 @@ import io.allot.server.dev.DemoMember;
 import io.allot.store.MemberMeta;
 import io.allot.store.Membership;
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
 import java.io.BufferedReader;
@@ -37,7 +37,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -77,10 +76,8 @@ final class DistributorBench implements Callable<Integer> {
   @Option(names = "--units", defaultValue = "100000", description = "Units. Default ${DEFAULT-VALUE}.")
   int units;
 
-  @Option(names = "--store", paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379?timeout=30s",
-      description = "The store: redis://host:port[?timeout=30s] or postgresql://user@host:port/db (shared with the "
-          + "distributor process). Default ${DEFAULT-VALUE}.")
-  String store;
+  /** The store, shared with the distributor process. */
+  @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379?timeout=30s");
 
   @Option(names = "--strategy", defaultValue = Assigners.DEFAULT, description = "Default ${DEFAULT-VALUE}.")
   String strategy;
@@ -120,45 +117,22 @@ final class DistributorBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (members < 1 || members > MAX_MEMBERS) {
-      throw bad("--members must be between 1 and " + MAX_MEMBERS + ", got " + members);
+    OptionChecks check = new OptionChecks(spec);
+    check.between("--members", members, 1, MAX_MEMBERS);
+    check.between("--ping-members", pingMembers, 0, 5000);
+    check.atLeast("--units", units, 1, "");
+    check.atLeast("--events", events, 1, "");
+    check.atLeast("--steady", steadySeconds, 1, " (seconds)");
+    check.atLeast("--member-ttl", memberTtlMillis, 1000, " ms");
+    check.strategy(strategy);
+    if (store.isMemory()) {
+      throw check.bad("--store: memory cannot be shared by processes");
     }
-    if (pingMembers < 0 || pingMembers > 5000) {
-      throw bad("--ping-members must be between 0 and 5000, got " + pingMembers);
-    }
-    if (units < 1) {
-      throw bad("--units must be at least 1, got " + units);
-    }
-    if (events < 1) {
-      throw bad("--events must be at least 1, got " + events);
-    }
-    if (steadySeconds < 1) {
-      throw bad("--steady must be at least 1 (seconds), got " + steadySeconds);
-    }
-    if (memberTtlMillis < 1000) {
-      throw bad("--member-ttl must be at least 1000 ms, got " + memberTtlMillis);
-    }
-    try {
-      Assigners.byName(strategy);
-    } catch (IllegalArgumentException e) {
-      throw bad("--strategy: " + e.getMessage());
-    }
-    if (store.startsWith("memory")) {
-      throw bad("--store: memory cannot be shared by processes");
-    }
-    try {
-      st = Stores.open(store);
-    } catch (IllegalArgumentException e) {
-      throw bad("--store: " + e.getMessage());
-    }
+    st = store.open(null);
     try (Store opened = st) {
       run(spec.commandLine().getOut(), spec.commandLine().getErr());
     }
     return 0;
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 
   private void run(PrintWriter out, PrintWriter progress) throws Exception {
@@ -391,7 +365,7 @@ final class DistributorBench implements Callable<Integer> {
       cmd.add("-Dorg.slf4j.simpleLogger.log.io.allot.server.distributor.PoolDistributor=debug");
       cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     }
-    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store, pool,
+    cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store.uri(null), pool,
         unitsKey, table, strategy, Long.toString(pollMillis), "1000"));
     Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     CountDownLatch ready = new CountDownLatch(1);

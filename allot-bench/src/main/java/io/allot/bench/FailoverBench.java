@@ -1,7 +1,7 @@
 package io.allot.bench;
 
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.testkit.Poll;
 import io.allot.testkit.Ports;
 import io.allot.testkit.fleet.Fleet;
@@ -64,10 +64,8 @@ final class FailoverBench implements Callable<Integer> {
   @Option(names = "--dir", description = "Where event files go (default: a new temporary directory).")
   Path dir;
 
-  @Option(names = {"--store", "-store"}, paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
-      description = "The store every process shares: redis://host:port or postgresql://user@host:port/db. "
-          + "Default ${DEFAULT-VALUE}.")
-  String store;
+  /** The store every process shares. */
+  @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
 
   @Option(names = "--allot-jar", paramLabel = "JAR",
       description = "The CLI jar the processes run (default: allot-cli/target/allot.jar next to this jar's module).")
@@ -80,8 +78,8 @@ final class FailoverBench implements Callable<Integer> {
     Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-");
     String prefix = "failover-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
-    try (Store st = Stores.open(store);
-        Fleet fleet = Fleet.builder(d).storeArgs("-store", store).prefix(prefix).jar(allotJar).build()) {
+    try (Store st = store.open(null);
+        Fleet fleet = Fleet.builder(d).storeArgs("-store", store.uri(null)).prefix(prefix).jar(allotJar).build()) {
       if (tasks) {
         io.allot.store.tasks.TaskSpecs specs = st.taskSpecs(fleet.pool());
         for (String u : unitNames) {
@@ -155,17 +153,12 @@ final class FailoverBench implements Callable<Integer> {
 
   /** Bad options are a {@link ParameterException}: exit code 2, the option named. */
   private void checkOptions() throws URISyntaxException {
-    if (workers < 2 || workers > 32) {
-      throw bad("--workers must be between 2 and 32, got " + workers);
-    }
-    if (units < 1) {
-      throw bad("--units must be at least 1, got " + units);
-    }
-    if (trials < 1) {
-      throw bad("--trials must be at least 1, got " + trials);
-    }
-    if (store.trim().toLowerCase(java.util.Locale.ROOT).startsWith("memory")) {
-      throw bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");
+    OptionChecks check = new OptionChecks(spec);
+    check.between("--workers", workers, 2, 32);
+    check.atLeast("--units", units, 1, "");
+    check.atLeast("--trials", trials, 1, "");
+    if (store.isMemory()) {
+      throw check.bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");
     }
     if (allotJar == null) {
       Path self = Path.of(FailoverBench.class.getProtectionDomain().getCodeSource().getLocation().toURI());
@@ -173,13 +166,9 @@ final class FailoverBench implements Callable<Integer> {
       allotJar = self.toAbsolutePath().getParent().getParent().resolveSibling("allot-cli").resolve("target/allot.jar");
     }
     if (!Files.isRegularFile(allotJar)) {
-      throw bad("--allot-jar: " + allotJar + " is not a file; build it (./mvnw -B package -pl allot-cli -am"
+      throw check.bad("--allot-jar: " + allotJar + " is not a file; build it (./mvnw -B package -pl allot-cli -am"
           + " -DskipTests) or name it");
     }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
   }
 
   /** Time of the last of {@code held}'s new starts after {@code since} in other incarnations, or -1 if not all yet. */

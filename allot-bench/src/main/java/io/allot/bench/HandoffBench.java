@@ -6,7 +6,7 @@ import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.ping.Pinger;
 import io.allot.store.MemberMeta;
 import io.allot.store.Store;
-import io.allot.store.Stores;
+import io.allot.cli.StoreOption;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
 import io.allot.testkit.Poll;
@@ -35,7 +35,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -73,10 +72,8 @@ final class HandoffBench implements Callable<Integer> {
   @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
   int units;
 
-  @Option(names = {"--store", "-store"}, paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
-      description = "The store: redis://host:port, postgresql://user@host:port/db, or memory: (one shared in-process "
-          + "store). Default ${DEFAULT-VALUE}.")
-  String store;
+  /** The store (memory: is one store shared in-process). */
+  @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
 
   @Option(names = "--strategy", paramLabel = "NAME", defaultValue = Assigners.DEFAULT,
       description = "The distributor's assignment strategy. Default ${DEFAULT-VALUE}.")
@@ -107,8 +104,8 @@ final class HandoffBench implements Callable<Integer> {
     String unitsKey = prefix + "units";
     String tableKey = prefix + "table";
     List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
-    boolean memory = store.trim().toLowerCase(Locale.ROOT).startsWith("memory");
-    Store control = Stores.open(store);
+    boolean memory = store.isMemory();
+    Store control = store.open(null);
     shared = memory ? control : null;
     List<AutoCloseable> closeables = new ArrayList<>();
     Recorder rec = new Recorder();
@@ -243,30 +240,13 @@ final class HandoffBench implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    if (workers < 2 || workers > 32) {
-      throw bad("--workers must be between 2 and 32, got " + workers);
-    }
-    if (units < 1) {
-      throw bad("--units must be at least 1, got " + units);
-    }
-    if (settleSeconds < 1) {
-      throw bad("--settle-timeout must be at least 1 s, got " + settleSeconds);
-    }
-    if (claimBatch < 1) {
-      throw bad("--claim-batch must be at least 1, got " + claimBatch);
-    }
-    if (maxMoves < 1) {
-      throw bad("--max-moves must be at least 1, got " + maxMoves);
-    }
-    try {
-      Assigners.byName(strategy);
-    } catch (IllegalArgumentException e) {
-      throw bad("--strategy: " + e.getMessage());
-    }
-  }
-
-  private ParameterException bad(String message) {
-    return new ParameterException(spec.commandLine(), message);
+    OptionChecks check = new OptionChecks(spec);
+    check.between("--workers", workers, 2, 32);
+    check.atLeast("--units", units, 1, "");
+    check.atLeast("--settle-timeout", settleSeconds, 1, " s");
+    check.atLeast("--claim-batch", claimBatch, 1, "");
+    check.atLeast("--max-moves", maxMoves, 1, "");
+    check.strategy(strategy);
   }
 
   /** A store handle of its own (the shared one for memory:), closed with the run. */
@@ -274,7 +254,7 @@ final class HandoffBench implements Callable<Integer> {
     if (shared != null) {
       return shared;
     }
-    Store s = Stores.open(store);
+    Store s = store.open(null);
     closeables.add(s);
     return s;
   }

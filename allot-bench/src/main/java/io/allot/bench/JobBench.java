@@ -1,21 +1,11 @@
 package io.allot.bench;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
-import com.github.kagkarlsson.scheduler.SchedulerClient;
-import com.github.kagkarlsson.scheduler.SchedulerName;
-import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
-import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
-import com.github.kagkarlsson.scheduler.task.TaskInstance;
-import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
-import com.github.kagkarlsson.scheduler.task.helper.Tasks;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
+import io.allot.cli.StoreOption;
 import io.allot.jobs.AttemptOutcome;
 import io.allot.jobs.JobWorker;
 import io.allot.store.Store;
-import io.allot.store.Stores;
 import io.allot.store.jobs.ClaimedJob;
-import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
@@ -26,11 +16,9 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -121,7 +109,7 @@ final class JobBench implements Callable<Integer> {
   boolean quick;
 
   /** The run's id: part of every schema and queue name; set once in call(). */
-  private String runId;
+  String runId;
 
   @Override
   public Integer call() throws Exception {
@@ -154,16 +142,16 @@ final class JobBench implements Callable<Integer> {
       if (!skipDbScheduler) {
         String dbsSchema = "qbench_" + runId + "_dbs";
         schemas.add(dbsSchema);
-        dbs = dbSchedulerRun(dbsSchema, out);
+        dbs = new DbSchedulerRun(this).run(dbsSchema, out);
       }
       // 2. allot on Redis
-      Run allotRedis = withRedis ? allotRun("allot/Redis", () -> Stores.open(redis), out) : null;
+      Run allotRedis = withRedis ? allotRun("allot/Redis", () -> StoreOption.openUri(redis), out) : null;
 
       // 3 + 4. enqueue rate and claim latency, no workers running
       Figures pgFigures = enqueueAndClaim("PostgreSQL", () -> pgStore(allotSchema), out);
-      Figures redisFigures = withRedis ? enqueueAndClaim("Redis", () -> Stores.open(redis), out) : null;
+      Figures redisFigures = withRedis ? enqueueAndClaim("Redis", () -> StoreOption.openUri(redis), out) : null;
 
-      List<String> whatIf = whatIfJobs > 0 ? whatIf(allotSchema, withRedis, out) : List.of();
+      List<String> whatIf = whatIfJobs > 0 ? new JobWhatIf(this).run(allotSchema, withRedis, out) : List.of();
 
       out.println();
       out.println("summary");
@@ -230,7 +218,7 @@ final class JobBench implements Callable<Integer> {
     }
   }
 
-  private PostgresStore pgStore(String schema) {
+  PostgresStore pgStore(String schema) {
     // pool: the worker's dispatcher, its T handlers and its lock extender may each hold a connection at once
     return PostgresStore.connect(PostgresStoreConfig.builder(postgres).schema(schema).maxPoolSize(threads + 2).build());
   }
@@ -317,120 +305,18 @@ final class JobBench implements Callable<Integer> {
     }
   }
 
-  private long timeoutSeconds() {
+  long timeoutSeconds() {
     return Math.max(120, jobs / 200L);
   }
 
   /** Deletes the finished and ignored jobs of a queue (how the bench leaves Redis as it found it). */
-  private static void purge(JobQueue q) {
+  static void purge(JobQueue q) {
     while (q.purge(Duration.ZERO, 10_000) > 0) {
       // until none is left
     }
   }
 
-  // ---------------------------------------------------------------- db-scheduler end to end
-
-  private Run dbSchedulerRun(String schema, PrintWriter out) throws Exception {
-    String table = schema + ".scheduled_tasks";
-    try (Connection c = jdbc(); Statement st = c.createStatement()) {
-      st.execute("CREATE SCHEMA " + schema);
-      // db-scheduler's table as its repository gives it (db-scheduler/src/test/resources/postgresql_tables.sql)
-      st.execute("CREATE TABLE " + table + " (task_name text NOT NULL, task_instance text NOT NULL, task_data bytea,"
-          + " execution_time timestamp with time zone NOT NULL, picked boolean NOT NULL, picked_by text,"
-          + " last_success timestamp with time zone, last_failure timestamp with time zone, consecutive_failures int,"
-          + " last_heartbeat timestamp with time zone, version bigint NOT NULL, priority smallint,"
-          + " PRIMARY KEY (task_name, task_instance))");
-      st.execute("CREATE INDEX execution_time_idx ON " + table + " (execution_time)");
-      st.execute("CREATE INDEX last_heartbeat_idx ON " + table + " (last_heartbeat)");
-      st.execute("CREATE INDEX priority_execution_time_idx ON " + table + " (priority DESC, execution_time ASC)");
-    }
-    CountDownLatch done = new CountDownLatch(jobs);
-    AtomicLong failures = new AtomicLong();
-    OneTimeTask<Void> noop = Tasks.oneTime("noop").execute((instance, ctx) -> { });
-    List<HikariDataSource> pools = new ArrayList<>();
-    List<Scheduler> schedulers = new ArrayList<>();
-    double lower = 1.0;
-    double upper = 4.0;
-    try {
-      HikariDataSource producerPool = pool("qbench-dbs-producer");
-      pools.add(producerPool);
-      SchedulerClient client = SchedulerClient.Builder.create(producerPool, noop).tableName(table).build();
-      for (int p = 0; p < processes; p++) {
-        HikariDataSource ds = pool("qbench-dbs-p" + p);
-        pools.add(ds);
-        Scheduler s = Scheduler.create(ds, noop)
-            .tableName(table)
-            .schedulerName(new SchedulerName.Fixed("qbench-" + runId + "-p" + p))
-            .threads(threads)
-            .pollingInterval(Duration.ofMillis(pollMillis))
-            .pollUsingLockAndFetch(lower, upper)
-            .shutdownMaxWait(Duration.ofSeconds(5))
-            .addSchedulerListener(new AbstractSchedulerListener() {
-              @Override
-              public void onExecutionComplete(ExecutionComplete complete) {
-                if (complete.getResult() == ExecutionComplete.Result.OK) {
-                  done.countDown();
-                } else {
-                  failures.incrementAndGet();
-                }
-              }
-            })
-            .build();
-        schedulers.add(s);
-        s.start();
-      }
-      long t0 = System.nanoTime();
-      Instant now = Instant.now();
-      for (int from = 0; from < jobs; from += enqueueBatch) {
-        List<TaskInstance<?>> chunk = new ArrayList<>(enqueueBatch);
-        for (int i = from; i < Math.min(jobs, from + enqueueBatch); i++) {
-          chunk.add(noop.instance("t" + i));
-        }
-        client.scheduleBatch(chunk, now);
-      }
-      long enqueued = System.nanoTime();
-      if (!done.await(timeoutSeconds(), TimeUnit.SECONDS)) {
-        throw new IllegalStateException("db-scheduler: only " + (jobs - done.getCount()) + " of " + jobs
-            + " jobs finished in " + timeoutSeconds() + " s");
-      }
-      long t1 = System.nanoTime();
-      long left;
-      try (Connection c = jdbc(); Statement st = c.createStatement();
-          ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
-        rs.next();
-        left = rs.getLong(1);
-      }
-      // per job: its share of one lock-and-fetch statement (up to upper * threads jobs) and one DELETE
-      Run run = new Run("db-scheduler", jobs, (enqueued - t0) / 1e9, (t1 - t0) / 1e9, Double.NaN);
-      out.println();
-      out.printf(Locale.ROOT, "db-scheduler 16.7.1: %,d jobs in %.2f s = %,.0f jobs/s end to end (scheduleBatch of"
-              + " all took %.2f s, concurrent with the schedulers); %d rows left in its table, %d failures%n", jobs,
-          run.totalSeconds(), run.rate(), run.enqueueSeconds(), left, failures.get());
-      out.printf(Locale.ROOT, "  scheduler settings (its README's high-throughput advice): pollUsingLockAndFetch(%.1f,"
-              + " %.1f) (select for update skip locked, fetches up to %d per poll), threads %d, pollingInterval %d ms,"
-              + " OneTimeTask (row deleted on completion), HikariCP pool %d per process, table and indexes of its"
-              + " postgresql_tables.sql%n", lower, upper, (int) (upper * threads), threads, pollMillis, threads + 2);
-      out.flush();
-      return run;
-    } finally {
-      for (Scheduler s : schedulers) {
-        s.stop();
-      }
-      pools.forEach(HikariDataSource::close);
-    }
-  }
-
-  private HikariDataSource pool(String name) {
-    PostgresUrl url = PostgresUrl.parse(postgres);
-    HikariConfig hc = new HikariConfig();
-    hc.setJdbcUrl(url.jdbcUrl());
-    hc.setDataSourceProperties(url.properties());
-    hc.setMaximumPoolSize(threads + 2);
-    hc.setPoolName(name);
-    return new HikariDataSource(hc);
-  }
-
-  private Connection jdbc() throws SQLException {
+  Connection jdbc() throws SQLException {
     PostgresUrl url = PostgresUrl.parse(postgres);
     Connection c = DriverManager.getConnection(url.jdbcUrl(), url.properties());
     c.setAutoCommit(true);
@@ -565,105 +451,9 @@ final class JobBench implements Callable<Integer> {
     return rate;
   }
 
-  // ---------------------------------------------------------------- what-if: store-level loops
-
-  /**
-   * What bigger claims and a batched finish give, without the worker: P x T threads (each "process" with its own
-   * store client) loop claim(b), then finish each job, or all b in one {@link JobQueue#finishAll} call.
-   */
-  private List<String> whatIf(String schema, boolean withRedis, PrintWriter out) throws Exception {
-    List<String> lines = new ArrayList<>();
-    out.println();
-    out.printf(Locale.ROOT, "what-if (no worker: %d threads loop claim(b) then finish; %,d jobs each):%n",
-        processes * threads, whatIfJobs);
-    int[][] cases = {{threads, 0}, {4 * threads, 0}, {4 * threads, 1}, {64, 1}};
-    List<String> storeNames = withRedis ? List.of("PostgreSQL", "Redis") : List.of("PostgreSQL");
-    for (String storeName : storeNames) {
-      StoreFactory stores = storeName.equals("Redis") ? () -> Stores.open(redis) : () -> pgStore(schema);
-      for (int[] c : cases) {
-        double rate = storeLoop(stores, c[0], c[1] == 1);
-        String line = String.format(Locale.ROOT, "%s claim(%d) + %s: %,.0f jobs/s (%.2f store calls/job)",
-            storeName, c[0], c[1] == 1 ? "one finishAll per claim" : "one finish per job", rate,
-            c[1] == 1 ? 2.0 / c[0] : 1 + 1.0 / c[0]);
-        out.println("  " + line);
-        out.flush();
-        lines.add(line);
-      }
-    }
-    return lines;
-  }
-
-  private double storeLoop(StoreFactory stores, int claimBatch, boolean batchedFinish) throws Exception {
-    String queueName = "qbench-" + runId + "-whatif-" + claimBatch + (batchedFinish ? "b" : "");
-    List<Store> opened = new ArrayList<>();
-    try {
-      for (int p = 0; p < processes; p++) {
-        opened.add(stores.open());
-      }
-      JobQueue producer = opened.get(0).jobQueue(queueName);
-      for (int from = 0; from < whatIfJobs; from += enqueueBatch) {
-        List<NewJob> chunk = new ArrayList<>(enqueueBatch);
-        for (int i = from; i < Math.min(whatIfJobs, from + enqueueBatch); i++) {
-          chunk.add(NewJob.of("t" + i));
-        }
-        producer.enqueue(chunk);
-      }
-      AtomicLong finished = new AtomicLong();
-      List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-      List<Thread> ts = new ArrayList<>();
-      long t0 = System.nanoTime();
-      for (int p = 0; p < processes; p++) {
-        JobQueue q = opened.get(p).jobQueue(queueName);
-        for (int i = 0; i < threads; i++) {
-          String worker = "qbench-whatif-p" + p + "-" + i;
-          Thread t = new Thread(() -> {
-            try {
-              while (true) {
-                List<ClaimedJob> got = q.claim(worker, claimBatch, Duration.ofSeconds(30));
-                if (got.isEmpty()) {
-                  return;
-                }
-                if (batchedFinish) {
-                  java.util.Map<String, Long> tokens = new java.util.LinkedHashMap<>();
-                  got.forEach(job -> tokens.put(job.key(), job.token()));
-                  finished.addAndGet(q.finishAll(tokens).values().stream()
-                      .filter(o -> o == JobOutcome.FINISHED).count());
-                } else {
-                  for (ClaimedJob job : got) {
-                    if (q.finish(job.key(), job.token()) == JobOutcome.FINISHED) {
-                      finished.incrementAndGet();
-                    }
-                  }
-                }
-              }
-            } catch (Throwable e) {
-              errors.add(e);
-            }
-          }, worker);
-          t.start();
-          ts.add(t);
-        }
-      }
-      for (Thread t : ts) {
-        t.join();
-      }
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      if (!errors.isEmpty()) {
-        throw new IllegalStateException("what-if loop failed", errors.get(0));
-      }
-      if (finished.get() != whatIfJobs) {
-        throw new IllegalStateException("what-if loop finished " + finished.get() + " of " + whatIfJobs);
-      }
-      purge(producer);
-      return whatIfJobs / seconds;
-    } finally {
-      opened.forEach(Store::close);
-    }
-  }
-
   /** Opens one store client (its own connections). */
   @FunctionalInterface
-  private interface StoreFactory {
+  interface StoreFactory {
     Store open();
   }
 }

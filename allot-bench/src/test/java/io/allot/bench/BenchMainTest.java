@@ -65,6 +65,18 @@ class BenchMainTest {
   }
 
   @Test
+  void everyBenchTakesTheOneStoreOptionAndABadStoreIsBadUsageNamingIt() {
+    for (String bench : List.of("distributor", "failover", "handoff", "route")) {
+      Run help = run(bench, "--help");
+      assertThat(help.out().replaceAll("\\s+", " ")).as(bench).contains("-store, --store=URI").contains("Env STORE.");
+    }
+    Run r = run("handoff", "-store", "nosuch://x");
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err()).contains("'nosuch://x'").contains("Usage: allot bench handoff");
+  }
+
+  @Test
   void helpExitsWith0() {
     Run help = run("assign", "--help");
     assertThat(help.code()).isZero();

@@ -23,10 +23,9 @@ import picocli.CommandLine.Spec;
 /** {@code allot assign}: computes a table from files and prints it. */
 @Command(
     name = "assign",
-    mixinStandardHelpOptions = true,
     description = {
-      "Computes the assignment table for the members in --services and the units in --units, and prints it:",
-      "one line per member in byte order, 'member:unit1,unit2' ('member:' when it has none).",
+      "Computes the assignment table of the members in --services and the units in --units, and prints it.",
+      "One line per member in byte order, 'member:unit1,unit2' ('member:' when it has none).",
       "Input files are UTF-8, one name per line. A blank line is an error; a duplicate name is dropped",
       "with a warning (an error with --strict). Exit 2 on bad input."
     })
@@ -34,39 +33,39 @@ final class AssignCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
 
   @Option(
-      names = "--strategy",
+      names = {"-strategy", "--strategy"},
       paramLabel = "NAME",
       defaultValue = Assigners.DEFAULT,
       description = "balanced (default), rendezvous-unbounded or seed-ring (rendezvous, retired, is still accepted).")
   String strategy;
 
-  @Option(names = "--services", required = true, paramLabel = "FILE", description = "Member ids, one per line.")
+  @Option(names = {"-services", "--services"}, required = true, paramLabel = "FILE", description = "Member ids, one per line.")
   Path services;
 
-  @Option(names = "--units", required = true, paramLabel = "FILE", description = "Work units, one per line.")
+  @Option(names = {"-units", "--units"}, required = true, paramLabel = "FILE", description = "Work units, one per line.")
   Path units;
 
   @Option(
-      names = "--weights",
+      names = {"-weights", "--weights"},
       paramLabel = "FILE",
       description = "Lines 'member affinity [capacity]' (whitespace-separated). Affinity 0 = no units. Members not listed have affinity 1.")
   Path weights;
 
   @Option(
-      names = "--previous",
+      names = {"-previous", "--previous"},
       paramLabel = "FILE",
       description = "The table in force, in the output format (an earlier output can be fed back); 'balanced' "
           + "computes from it: the result is a function of this table and the inputs, and moves as little as possible.")
   Path previous;
 
   @Option(
-      names = "--load-bound",
+      names = {"-load-bound", "--load-bound"},
       paramLabel = "EPSILON",
       description = "rendezvous (retired) only: no member gets more than ceil((1+EPSILON) x its fair share). Default ${DEFAULT-VALUE}.",
       defaultValue = "0.25")
   double loadBound;
 
-  @Option(names = "--strict", description = "Treat duplicate names as errors.")
+  @Option(names = {"-strict", "--strict"}, description = "Treat duplicate names as errors.")
   boolean strict;
 
   @Override

@@ -16,32 +16,32 @@ import picocli.CommandLine.Option;
 /** {@code allot dev}: the whole thing in one process, nothing to install. */
 @Command(
     name = "dev",
-    mixinStandardHelpOptions = true,
     description = {
-      "Starts, in one process with no external services, the distributor on the in-memory store, demo members",
-      "(real gRPC servers on loopback ports answering both ping protocols) and demo units. Prints the table on",
-      "every change, and every few seconds stops or restarts a member so you can watch redistribution."
+      "Runs a demo in one process: the distributor on the in-memory store, demo members and demo units.",
+      "The members are real gRPC servers on loopback ports answering both ping protocols; no external service is "
+          + "needed. Prints the table on every change, and every few seconds stops or restarts a member so you can "
+          + "watch redistribution."
     })
 final class DevCommand implements Callable<Integer> {
-  @Option(names = "--members", defaultValue = "3", description = "Demo members. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-members", "--members"}, defaultValue = "3", description = "Demo members. Default ${DEFAULT-VALUE}.")
   int members;
 
-  @Option(names = "--units", defaultValue = "20", description = "Demo units. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-units", "--units"}, defaultValue = "20", description = "Demo units. Default ${DEFAULT-VALUE}.")
   int units;
 
-  @Option(names = "--strategy", defaultValue = Assigners.DEFAULT, description = "Assignment strategy. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-strategy", "--strategy"}, defaultValue = Assigners.DEFAULT, description = "Assignment strategy. Default ${DEFAULT-VALUE}.")
   String strategy;
 
-  @Option(names = "--poll-interval", defaultValue = "500ms", description = "Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-poll-interval", "--poll-interval"}, defaultValue = "500ms", description = "Default ${DEFAULT-VALUE}.")
   String poll;
 
-  @Option(names = "--chaos-every", defaultValue = "5s", description = "Stop or restart a member this often. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-chaos-every", "--chaos-every"}, defaultValue = "5s", description = "Stop or restart a member this often. Default ${DEFAULT-VALUE}.")
   String chaos;
 
-  @Option(names = "--duration", description = "Quit after this long (Go duration); default: run until Ctrl-C.")
+  @Option(names = {"-duration", "--duration"}, description = "Quit after this long (Go duration); default: run until Ctrl-C.")
   String duration;
 
-  @Option(names = "--log", defaultValue = "warn", description = "Log level. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-log", "--log"}, defaultValue = "warn", description = "Log level. Default ${DEFAULT-VALUE}.")
   String log;
 
   @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",

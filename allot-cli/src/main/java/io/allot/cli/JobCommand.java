@@ -30,7 +30,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -42,28 +41,32 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "job",
     description = {
-      "Jobs (finite queued work): enqueue, inspect, retry or ignore jobs of a queue, or run a reference worker (which claims from",
-      "the store), or a dispatcher that pushes jobs over gRPC to endpoints that cannot reach the store.",
+      "Jobs (finite queued work): enqueues, inspects, retries or ignores the jobs of a queue, or runs their workers.",
+      "A reference worker claims from the store; a dispatcher pushes jobs over gRPC to endpoints that cannot reach "
+          + "the store.",
       "Statuses (stored codes): todo 0, failed 20, processing 30, finished 50, ignored 70."
     },
     subcommands = {JobCommand.Enqueue.class, JobCommand.Stats.class, JobCommand.Retry.class,
         JobCommand.Ignore.class, JobCommand.Worker.class, JobCommand.Dispatcher.class,
         JobCommand.Endpoint.class})
-final class JobCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    throw new BadInputException("job: name a subcommand: enqueue, stats, retry, ignore, worker, dispatcher, endpoint");
-  }
-
+final class JobCommand extends ParentCommand {
   /** The options every queue subcommand takes. */
   static final class QueueOptions {
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
 
     @Option(names = {"-queue", "--queue"}, paramLabel = "NAME", required = true, description = "The queue.")
     String queue;
+
+    /**
+     * Opens the store for a long-running command (a worker, a dispatcher): never {@code memory:}, whose queue no
+     * other process could reach.
+     */
+    Store openShared(String clientName, PrintWriter err) {
+      if (StoreOption.isMemory(store.uri(clientName))) {
+        throw new BadInputException("-store memory: a queue must be shared; use redis://... or postgresql://...");
+      }
+      return store.open(clientName, err);
+    }
 
     /** Opens the store and the queue; a bad queue name is bad input. */
     JobQueue open(Store s) {
@@ -78,8 +81,8 @@ final class JobCommand implements Runnable {
 
   @Command(name = "enqueue", description = {
       "Adds jobs from FILE (or standard input): one per line, 'key' or 'key<TAB>data'.",
-      "Keys already in the queue are left as they are (enqueue is idempotent). The whole input is checked before",
-      "anything is written: a bad line is reported with its number and nothing is enqueued."})
+      "Keys already in the queue are left as they are (enqueue is idempotent). The whole input is checked before "
+          + "anything is written: a bad line is reported with its number and nothing is enqueued."})
   static final class Enqueue implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
@@ -87,13 +90,13 @@ final class JobCommand implements Runnable {
     @Option(names = {"-file", "--file"}, paramLabel = "FILE", description = "Read jobs from FILE, not stdin.")
     Path file;
 
-    @Option(names = "--max-attempts", defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-max-attempts", "--max-attempts"}, defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
     int maxAttempts;
 
-    @Option(names = "--priority", defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-priority", "--priority"}, defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
     int priority;
 
-    @Option(names = "--delay", defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-delay", "--delay"}, defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
     String delay;
 
     @Override
@@ -156,7 +159,7 @@ final class JobCommand implements Runnable {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
 
-    @Option(names = "--failures", defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-failures", "--failures"}, defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
     int failures;
 
     @Override
@@ -249,9 +252,10 @@ final class JobCommand implements Runnable {
   }
 
   @Command(name = "worker", description = {
-      "A reference worker: runs each job (sleeps --work-ms; fails with --fail-rate, or as its data says:",
-      "'fail-once' fails the first attempt, 'fail-always' every attempt) and prints one line per attempt end,",
-      "written only after the store answered (unknown: its answer did not come before the lock ran out):",
+      "Runs a reference worker that claims the jobs of a queue from the store and runs them.",
+      "Each job sleeps --work-ms and fails with --fail-rate, or as its data says: 'fail-once' fails the first "
+          + "attempt, 'fail-always' every attempt. Prints one line per attempt end, written only after the store "
+          + "answered (unknown: its answer did not come before the lock ran out):",
       "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token>",
       "Runs until SIGTERM or 'quit' on standard input; then drains (running jobs finish)."})
   static final class Worker implements Callable<Integer> {
@@ -261,50 +265,38 @@ final class JobCommand implements Runnable {
     @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
     Path events;
 
-    @Option(names = "--work-ms", defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
-    int workMs;
+    @Mixin ReferenceWork work;
 
-    @Option(names = "--fail-rate", defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
-    double failRate;
-
-    @Option(names = "--concurrency", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-concurrency", "--concurrency"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int concurrency;
 
-    @Option(names = "--batch", defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
+    @Option(names = {"-batch", "--batch"}, defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
     int batch;
 
-    @Option(names = "--lock-ttl", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
     String lockTtl;
 
-    @Option(names = "--poll-interval", defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-poll-interval", "--poll-interval"}, defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
     String pollInterval;
 
-    @Option(names = "--backoff", defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-backoff", "--backoff"}, defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
     String backoff;
 
-    @Option(names = "--rate-limit", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start.")
+    @Option(names = {"-rate-limit", "--rate-limit"}, defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start.")
     double rateLimit;
 
     @Override
     public Integer call() throws Exception {
-      if (workMs < 0) {
-        throw new BadInputException("--work-ms must be >= 0 but was " + workMs);
-      }
-      if (!(failRate >= 0 && failRate <= 1)) {
-        throw new BadInputException("--fail-rate must be in [0, 1] but was " + failRate);
-      }
+      work.check();
       Duration ttl = GoDuration.parsePositive(lockTtl, "--lock-ttl");
       Duration poll = GoDuration.parsePositive(pollInterval, "--poll-interval");
       Duration firstWait = GoDuration.parse(backoff, "--backoff");
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      if (StoreOptions.isMemory(q.store.uri("allot-jobs-worker"))) {
-        throw new BadInputException("-store memory: a worker's queue must be shared; use redis://... or postgresql://...");
-      }
-      Store s = q.store.open("allot-jobs-worker", spec.commandLine().getErr());
+      Store s = q.openShared("allot-jobs-worker", spec.commandLine().getErr());
       JobQueue queue = q.open(s);
       JobWorker.Builder b;
       try {
-        b = JobWorker.builder(queue, t -> referenceWork(t.data(), t.attempt(), workMs, failRate)).listener(end -> {
+        b = JobWorker.builder(queue, t -> work.run(t.data(), t.attempt())).listener(end -> {
           synchronized (log) {
             log.line(System.currentTimeMillis(), word(end.outcome()) + " " + end.key() + " " + end.token());
           }
@@ -322,12 +314,7 @@ final class JobCommand implements Runnable {
         throw new BadInputException(e.getMessage());
       }
       JobWorker worker = b.build();
-      CountDownLatch done = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        worker.close();
-        s.close();
-        done.countDown();
-      }, "allot-jobs-worker-shutdown"));
+      CountDownLatch done = closeOnShutdown("allot-jobs-worker-shutdown", worker, s);
       worker.start();
       Thread commands = new Thread(() -> {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
@@ -360,46 +347,55 @@ final class JobCommand implements Runnable {
     };
   }
 
-  /** The reference handler of the worker and the endpoint: sleeps, and fails as asked. */
-  static void referenceWork(String data, int attempt, int workMs, double failRate) throws Exception {
-    if (workMs > 0) {
-      Thread.sleep(workMs);
-    }
-    if (data.equals("fail-always") || (data.equals("fail-once") && attempt == 1)
-        || (failRate > 0 && ThreadLocalRandom.current().nextDouble() < failRate)) {
-      throw new IllegalStateException("failed as asked (" + data + ", attempt " + attempt + ")");
-    }
+  /**
+   * Closes {@code closeables} in order when the JVM shuts down (SIGTERM, System.exit); the latch opens once they
+   * are closed.
+   */
+  static CountDownLatch closeOnShutdown(String threadName, AutoCloseable... closeables) {
+    CountDownLatch done = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      for (AutoCloseable c : closeables) {
+        try {
+          c.close();
+        } catch (Exception e) {
+          // shutting down: the next one still closes
+        }
+      }
+      done.countDown();
+    }, threadName));
+    return done;
   }
 
   @Command(name = "dispatcher", description = {
-      "Claims jobs of a queue at its rate limit and pushes them over gRPC to worker endpoints (`allot job endpoint`,",
-      "or any server of allot/jobs/v1/jobs.proto), for workers that cannot reach the store. Leader-elected: run",
-      "several, one dispatches. Prints one line per result, after the store answered:",
+      "Pushes the jobs of a queue over gRPC to worker endpoints that cannot reach the store.",
+      "Claims the jobs at the queue's rate limit and pushes them to the endpoints (`allot job endpoint`, or any "
+          + "server of allot/jobs/v1/jobs.proto). Leader-elected: run several, one dispatches. Prints one line per "
+          + "result, after the store answered:",
       "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token> <endpoint>"})
   static final class Dispatcher implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
 
-    @Option(names = "--endpoints", paramLabel = "HOST:PORT,...", split = ",",
+    @Option(names = {"-endpoints", "--endpoints"}, paramLabel = "HOST:PORT,...", split = ",",
         description = "The endpoints to push to. Or --pool.")
     List<String> endpoints;
 
-    @Option(names = "--pool", paramLabel = "NAME", description = "Push to the live members of this allot pool.")
+    @Option(names = {"-pool", "--pool"}, paramLabel = "NAME", description = "Push to the live members of this allot pool.")
     String pool;
 
     @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
     Path events;
 
-    @Option(names = "--lock-ttl", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
     String lockTtl;
 
-    @Option(names = "--lease-ttl", defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lease-ttl", "--lease-ttl"}, defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
     String leaseTtl;
 
-    @Option(names = "--batch", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-batch", "--batch"}, defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
     int batch;
 
-    @Option(names = "--rate-limit", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start.")
+    @Option(names = {"-rate-limit", "--rate-limit"}, defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start.")
     double rateLimit;
 
     @Override
@@ -409,11 +405,8 @@ final class JobCommand implements Runnable {
       }
       Duration lock = GoDuration.parsePositive(lockTtl, "--lock-ttl");
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
-      if (StoreOptions.isMemory(q.store.uri("allot-jobs-dispatcher"))) {
-        throw new BadInputException("-store memory: a queue must be shared; use redis://... or postgresql://...");
-      }
       WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      Store s = q.store.open("allot-jobs-dispatcher", spec.commandLine().getErr());
+      Store s = q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
       JobQueue queue = q.open(s);
       io.allot.jobs.JobDispatcher d;
       try {
@@ -436,12 +429,7 @@ final class JobCommand implements Runnable {
         s.close();
         throw new BadInputException(e.getMessage());
       }
-      CountDownLatch done = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        d.close();
-        s.close();
-        done.countDown();
-      }, "allot-jobs-dispatcher-shutdown"));
+      CountDownLatch done = closeOnShutdown("allot-jobs-dispatcher-shutdown", d, s);
       d.start();
       done.await();
       return 0;
@@ -449,35 +437,28 @@ final class JobCommand implements Runnable {
   }
 
   @Command(name = "endpoint", description = {
-      "A reference worker endpoint for `allot job dispatcher`: a gRPC server on --port that runs pushed jobs",
-      "(sleeps --work-ms; fails with --fail-rate, or as the data says: 'fail-once', 'fail-always')."})
+      "Runs a reference worker endpoint for `allot job dispatcher`: a gRPC server on --port that runs pushed jobs.",
+      "Each job sleeps --work-ms and fails with --fail-rate, or as its data says: 'fail-once', 'fail-always'."})
   static final class Endpoint implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = "--port", required = true, description = "The gRPC port to listen on.")
+    @Option(names = {"-port", "--port"}, required = true, description = "The gRPC port to listen on.")
     int port;
 
-    @Option(names = "--capacity", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-capacity", "--capacity"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int capacity;
 
-    @Option(names = "--work-ms", defaultValue = "0", description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
-    int workMs;
-
-    @Option(names = "--fail-rate", defaultValue = "0", description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
-    double failRate;
+    @Mixin ReferenceWork work;
 
     @Override
     public Integer call() throws Exception {
       if (port < 1 || port > 65535) {
         throw new BadInputException("--port must be in [1, 65535] but was " + port);
       }
-      if (workMs < 0 || !(failRate >= 0 && failRate <= 1)) {
-        throw new BadInputException("--work-ms must be >= 0 and --fail-rate in [0, 1]");
-      }
+      work.check();
       io.allot.jobs.JobEndpoint endpoint;
       try {
-        endpoint = io.allot.jobs.JobEndpoint.builder(t -> referenceWork(t.data(), t.attempt(), workMs,
-            failRate)).capacity(capacity).endpointId("127.0.0.1:" + port).build();
+        endpoint = io.allot.jobs.JobEndpoint.builder(t -> work.run(t.data(), t.attempt())).capacity(capacity).endpointId("127.0.0.1:" + port).build();
       } catch (IllegalArgumentException e) {
         throw new BadInputException(e.getMessage());
       }
@@ -490,13 +471,7 @@ final class JobCommand implements Runnable {
       }
       spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + ")");
       spec.commandLine().getErr().flush();
-      CountDownLatch done = new CountDownLatch(1);
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-        server.shutdown();
-        endpoint.close();
-        done.countDown();
-      }, "allot-jobs-endpoint-shutdown"));
-      done.await();
+      closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint).await();
       return 0;
     }
   }

@@ -6,12 +6,10 @@ import picocli.CommandLine;
 /** The {@code allot} command line. */
 @Command(
     name = "allot",
-    mixinStandardHelpOptions = true,
-    versionProvider = Main.Version.class,
     description = "Decides who does what in a fleet of service instances.",
     subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, JobCommand.class, TaskCommand.class,
         RouteCommand.class, DevCommand.class,
-        CommandLine.HelpCommand.class})
+        HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -34,8 +32,29 @@ public final class Main implements Runnable {
 
   /** Runs the command line with the given streams and environment; returns the exit code. */
   static int run(java.io.PrintWriter out, java.io.PrintWriter err, java.util.function.Function<String, String> env, String... args) {
+    CommandLine cl = commandLine(out, err, env);
+    String unknown = unknownCommand(cl, args);
+    if (unknown != null) {
+      err.println("allot: unknown command '" + unknown + "'; use one of: " + String.join(", ", cl.getSubcommands().keySet()));
+      err.flush();
+      return 2;
+    }
+    int code = cl.execute(args);
+    out.flush();
+    err.flush();
+    return code;
+  }
+
+  /**
+   * The whole command tree, ready to execute: every command with the help and version options ({@link HelpOptions}),
+   * the store's environment default, the server's environment defaults, one-line errors for bad input.
+   */
+  static CommandLine commandLine(java.io.PrintWriter out, java.io.PrintWriter err,
+      java.util.function.Function<String, String> env) {
     CommandLine cl = new CommandLine(new Main());
+    addHelpOptions(cl);
     cl.setPosixClusteredShortOptionsAllowed(false); // Go-style flags: -poll-interval is one flag, not -p -o ...
+    StoreOption.envDefault(cl, env); // every command's -store: STORE; the server's own provider below reads it too
     // only the server reads its settings from the environment, as the original distributor does
     cl.getSubcommands()
         .get("server")
@@ -56,16 +75,14 @@ public final class Main implements Runnable {
           commandLine.getErr().println("allot: " + ex);
           return 1;
         });
-    String unknown = unknownCommand(cl, args);
-    if (unknown != null) {
-      err.println("allot: unknown command '" + unknown + "'; use one of: " + String.join(", ", cl.getSubcommands().keySet()));
-      err.flush();
-      return 2;
-    }
-    int code = cl.execute(args);
-    out.flush();
-    err.flush();
-    return code;
+    return cl;
+  }
+
+  /** Adds {@link HelpOptions} and the version to {@code cl} and every command below it. */
+  private static void addHelpOptions(CommandLine cl) {
+    cl.getCommandSpec().addMixin("helpOptions", CommandLine.Model.CommandSpec.forAnnotatedObject(new HelpOptions()));
+    cl.getCommandSpec().versionProvider(new Version());
+    cl.getSubcommands().values().forEach(Main::addHelpOptions);
   }
 
   /**

@@ -20,18 +20,18 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "route",
     sortOptions = false,
-    mixinStandardHelpOptions = true,
     description = {
-      "Prints the member the allot_owner routing policy sends KEY to: the key's owner in the published table when it "
-          + "is a live member of the pool, else the fallback (consistent hash of the key over the live members), "
-          + "marked as such. Exit code 1 if the pool has no live member.",
+      "Prints the member the allot_owner routing policy sends KEY to.",
+      "That is the key's owner in the published table when it is a live member of the pool, else the fallback "
+          + "(consistent hash of the key over the live members), marked as such. Exit code 1 if the pool has no live "
+          + "member.",
       "'route weights' sets the live canary weights of a pool (allot_canary), reaching every client without a "
           + "redeploy."
     },
     subcommands = {RouteCommand.Weights.class})
 final class RouteCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
-  @Mixin StoreOptions store;
+  @Mixin StoreOption store;
 
   // not required = true: picocli would then demand it before 'route weights' too
   @Option(names = {"-pool", "--pool"}, paramLabel = "POOL",
@@ -41,8 +41,10 @@ final class RouteCommand implements Callable<Integer> {
   @Option(names = {"-key", "--key"}, paramLabel = "KEY", description = "The unit key of the call.")
   String key;
 
-  @Option(names = {"-table", "--table"}, paramLabel = "TABLE", defaultValue = RouteTable.DEFAULT_TABLE_KEY,
-      description = "The table key (the distributor's -distribution-namespace). Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-distribution-namespace", "--distribution-namespace", "-table", "--table"}, paramLabel = "KEY",
+      defaultValue = RouteTable.DEFAULT_TABLE_KEY,
+      description = "The table the distributor publishes (its -distribution-namespace; -table is the same). "
+          + "Default ${DEFAULT-VALUE}.")
   String table;
 
   @Override
@@ -72,7 +74,7 @@ final class RouteCommand implements Callable<Integer> {
     }
   }
 
-  @Command(name = "weights", sortOptions = false, mixinStandardHelpOptions = true, description = {
+  @Command(name = "weights", sortOptions = false, description = {
       "Sets the live canary weights of a pool: VERSION=WEIGHT pairs (integers 0..1000000) replace every earlier one; "
           + "--clear removes them (clients go back to the weights of their service config); with neither, prints "
           + "them.",
@@ -80,12 +82,12 @@ final class RouteCommand implements Callable<Integer> {
           + "resolver of every client watches it."})
   static final class Weights implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
 
     @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true, description = "The pool.")
     String pool;
 
-    @Option(names = "--clear", description = "Remove the live weights.")
+    @Option(names = {"-clear", "--clear"}, description = "Remove the live weights.")
     boolean clear;
 
     @Parameters(paramLabel = "VERSION=WEIGHT", arity = "0..*", description = "e.g. v1=90 v2=10")

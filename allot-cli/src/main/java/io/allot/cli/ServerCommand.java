@@ -27,11 +27,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "server",
-    mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Runs the distributor: pings the members of each services list, assigns the work units to the live ones",
-      "and publishes the table in the distribution hash. Several can run: one leads each pool, the others stand by.",
+      "Runs the distributor: pings the members of each services list, assigns the work units to the live ones "
+          + "and publishes the table in the distribution hash.",
+      "Several can run: one leads each pool, the others stand by.",
       "Every flag can also be set by its environment variable (POLL_INTERVAL for -poll-interval, ...); flags win."
     })
 final class ServerCommand implements Callable<Integer> {
@@ -58,7 +58,9 @@ final class ServerCommand implements Callable<Integer> {
       description = "Deadline of one ping. Default ${DEFAULT-VALUE}.")
   String pingTimeout;
 
-  @picocli.CommandLine.Mixin StoreOptions storeOptions;
+  @picocli.CommandLine.Mixin StoreOption store;
+
+  @picocli.CommandLine.Mixin RedisFlags redisFlags;
 
   @picocli.CommandLine.Mixin ApiOptions apiOptions;
 
@@ -112,7 +114,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     apiOptions.check();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Store s = storeOptions.open("allot-distributor", err);
+    Store s = store.open("allot-distributor", redisFlags, err);
     // the task API serves the pools of this server, reading the table it publishes
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces());
     CountDownLatch stop = new CountDownLatch(1);

@@ -27,27 +27,19 @@ import picocli.CommandLine.Spec;
  */
 @Command(
     name = "task",
-    mixinStandardHelpOptions = true,
     description = {
-      "Long-running tasks of a pool: create, update, delete, get, list. Talks to the store directly, with the checks",
-      "and the derived statuses of the server's API (/api/v1): Created, Processing, OnDeleting, Deleted, Failed,",
-      "Pending. Prints tasks as JSON (list: a table, or JSON with --json). Jobs (finite queued work) are `allot job ...`.",
+      "Long-running tasks of a pool: creates, updates, deletes, gets and lists them.",
+      "Talks to the store directly, with the checks and the derived statuses of the server's API (/api/v1): Created, "
+          + "Processing, OnDeleting, Deleted, Failed, Pending. Prints tasks as JSON (list: a table, or JSON with "
+          + "--json). Jobs (finite queued work) are `allot job ...`.",
       "Exit codes: 0 done, 1 no such task or a conflict (409), 2 bad input (named) or an unreachable store."
     },
     subcommands = {TaskCommand.Create.class, TaskCommand.Update.class, TaskCommand.Delete.class,
         TaskCommand.Get.class, TaskCommand.ListTasks.class})
-final class TaskCommand implements Runnable {
-  @Spec CommandSpec spec;
-
-  @Override
-  public void run() {
-    spec.commandLine().usage(spec.commandLine().getErr());
-    throw new BadInputException("task: name a subcommand: create, update, delete, get, list");
-  }
-
+final class TaskCommand extends ParentCommand {
   /** The options every task subcommand takes. */
   static final class TaskOptions {
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
 
     @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true,
         description = "The pool (a services list key of the server).")
@@ -70,18 +62,27 @@ final class TaskCommand implements Runnable {
     };
   }
 
+  /** An operation on the task NAME. */
+  abstract static class NamedOp extends Op {
+    @Parameters(paramLabel = "NAME", description = "The task name.")
+    String name;
+  }
+
   /** Runs one operation on the service: API errors become exit codes with a one-line message. */
   abstract static class Op implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin TaskOptions t;
 
-    abstract String verb();
+    /** The subcommand's name: the verb of its messages and its Redis client name. */
+    String verb() {
+      return spec.name();
+    }
 
     abstract void apply(TaskService service, PrintWriter out, PrintWriter err);
 
     @Override
     public Integer call() {
-      if (StoreOptions.isMemory(t.store.uri("allot-task-" + verb()))) {
+      if (StoreOption.isMemory(t.store.uri("allot-task-" + verb()))) {
         throw new BadInputException("-store memory: lives in one process only, so a task written there is gone when "
             + "this command exits; use the store of the server: redis://... or postgresql://...");
       }
@@ -134,9 +135,10 @@ final class TaskCommand implements Runnable {
     out.println(TaskJson.writePretty(TaskJson.task(v)));
   }
 
-  @Command(name = "create", mixinStandardHelpOptions = true, description = {
-      "Creates task NAME. Idempotent: an identical task (same arguments, compared as canonical JSON, and cost)",
-      "is left as it is (exit 0); one with other arguments or cost is a conflict (exit 1)."})
+  @Command(name = "create", description = {
+      "Creates task NAME.",
+      "Idempotent: an identical task (same arguments, compared as canonical JSON, and cost) is left as it is "
+          + "(exit 0); one with other arguments or cost is a conflict (exit 1)."})
   static final class Create extends Op {
     @Parameters(paramLabel = "NAME", description = "The task name (letters, digits, . _ : @ -).")
     String name;
@@ -145,11 +147,6 @@ final class TaskCommand implements Runnable {
 
     @Option(names = {"-cost", "--cost"}, defaultValue = "1", description = "Capacity units it takes. Default ${DEFAULT-VALUE}.")
     int cost;
-
-    @Override
-    String verb() {
-      return "create";
-    }
 
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
@@ -161,20 +158,12 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "update", mixinStandardHelpOptions = true, description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
-  static final class Update extends Op {
-    @Parameters(paramLabel = "NAME", description = "The task name.")
-    String name;
-
+  @Command(name = "update", description = "Replaces the arguments (and the cost, if given) of the live task NAME.")
+  static final class Update extends NamedOp {
     @Mixin ArgsOptions args;
 
     @Option(names = {"-cost", "--cost"}, description = "A new cost (default: kept).")
     Integer cost;
-
-    @Override
-    String verb() {
-      return "update";
-    }
 
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
@@ -186,40 +175,24 @@ final class TaskCommand implements Runnable {
     }
   }
 
-  @Command(name = "delete", mixinStandardHelpOptions = true, description = {
+  @Command(name = "delete", description = {
       "Requests deletion of task NAME; it converges: OnDeleting while an owner still holds it, then Deleted."})
-  static final class Delete extends Op {
-    @Parameters(paramLabel = "NAME", description = "The task name.")
-    String name;
-
-    @Override
-    String verb() {
-      return "delete";
-    }
-
+  static final class Delete extends NamedOp {
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
       print(out, service.delete(t.pool, name));
     }
   }
 
-  @Command(name = "get", mixinStandardHelpOptions = true, description = "Prints task NAME (live or deleted) as JSON.")
-  static final class Get extends Op {
-    @Parameters(paramLabel = "NAME", description = "The task name.")
-    String name;
-
-    @Override
-    String verb() {
-      return "get";
-    }
-
+  @Command(name = "get", description = "Prints task NAME (live or deleted) as JSON.")
+  static final class Get extends NamedOp {
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {
       print(out, service.get(t.pool, name));
     }
   }
 
-  @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the tasks of the pool (live and deleted), sorted by name.")
+  @Command(name = "list", description = "Lists the tasks of the pool (live and deleted), sorted by name.")
   static final class ListTasks extends Op {
     @Option(names = {"-status", "--status"}, paramLabel = "STATUS",
         description = "Only tasks with this status: Created, Processing, OnDeleting, Deleted, Failed, Pending.")
@@ -227,11 +200,6 @@ final class TaskCommand implements Runnable {
 
     @Option(names = {"-json", "--json"}, description = "Print {\"tasks\": [...]} as JSON instead of a table.")
     boolean json;
-
-    @Override
-    String verb() {
-      return "list";
-    }
 
     @Override
     void apply(TaskService service, PrintWriter out, PrintWriter err) {

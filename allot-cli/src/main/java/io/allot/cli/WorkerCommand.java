@@ -51,8 +51,9 @@ import picocli.CommandLine.Spec;
     name = "worker",
     sortOptions = false,
     description = {
-      "Runs a reference worker: registers HOST:PORT in a services list (a pool), answers the distributor's pings,",
-      "claims the units the distribution hash gives it and prints one line per event:",
+      "Runs a reference worker: joins a pool as HOST:PORT, answers the distributor's pings and runs the units it owns.",
+      "It registers HOST:PORT in the services list (the pool), claims the units the distribution hash gives it and "
+          + "prints one line per event:",
       "  <epoch-millis> start <unit> <token> | <epoch-millis> stop <unit> | <epoch-millis> lease-lost",
       "Standard input takes commands: affinity N | alter DELTA | release UNIT | flush | quit."
     })
@@ -77,7 +78,7 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Distribution hash key, as the server's. Default ${DEFAULT-VALUE}.")
   String distributionNamespace;
 
-  @Mixin StoreOptions storeOptions;
+  @Mixin StoreOption storeOption;
 
   @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every event line to FILE.")
   Path events;
@@ -92,7 +93,7 @@ final class WorkerCommand implements Callable<Integer> {
   String capacityText;
   int capacity;
 
-  @Option(names = {"-version", "--version"}, paramLabel = "V",
+  @Option(names = {"-member-version", "--member-version"}, paramLabel = "V",
       description = "Software version published with the member (attribute version; routing policies read it).")
   String version;
 
@@ -135,10 +136,6 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Log level (logs go to standard error). Default ${DEFAULT-VALUE}.")
   String logLevel;
 
-  // not mixinStandardHelpOptions: its --version would print allot's version, and here --version is the member's
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
-  boolean help;
-
   @Override
   public Integer call() throws Exception {
     Logging.configure(logLevel);
@@ -164,13 +161,13 @@ final class WorkerCommand implements Callable<Integer> {
       throw new BadInputException("-affinity: must be >= 0, got " + affinity);
     }
     String clientName = "allot-worker-" + (host == null ? "" : host + ":") + port;
-    if (StoreOptions.isMemory(storeOptions.uri(clientName))) {
+    if (StoreOption.isMemory(storeOption.uri(clientName))) {
       throw new BadInputException("-store memory: a worker must share its store with the distributor; use redis://..."
           + " or postgresql://... (bin/allot dev runs everything in one process on the in-memory store)");
     }
     Duration delay = GoDuration.parse(stopDelay, "-stop-delay");
     EventLog log = new EventLog(spec.commandLine().getOut(), events);
-    Store store = storeOptions.open(clientName, spec.commandLine().getErr());
+    Store store = storeOption.open(clientName, spec.commandLine().getErr());
     ExecutorService stopper = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "allot-worker-stopper");
       t.setDaemon(true);

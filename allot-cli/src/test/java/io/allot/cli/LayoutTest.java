@@ -36,7 +36,7 @@ class LayoutTest {
    * What breaks a rule while the reshaping of issue 17 is under way, so the build stays green meanwhile: a ratchet.
    * An entry that no longer breaks its rule fails the test until it is removed; nothing may be added.
    */
-  static final Set<String> OVER_LIMIT_FOR_NOW = Set.of("allot-bench/JobBench.java", "allot-bench/RouteBench.java");
+  static final Set<String> OVER_LIMIT_FOR_NOW = Set.of();
   static final Set<String> SPLIT_FOR_NOW = Set.of();
   static final Set<String> SHARED_FOR_NOW = Set.of();
 

@@ -64,7 +64,7 @@ class WorkerCommandTest {
   void versionZoneAndLabelsArePublishedAsMemberMetadata() throws Exception {
     String pool = "worker-meta-" + UUID.randomUUID().toString().substring(0, 8);
     Process p = ServerProcessTest.allot("worker", "--pool", pool, "--port", "0", "-store", "redis://127.0.0.1:6379",
-        "--version", "1.2.3", "--zone", "eu-1", "--label", "team=core", "-label", "tier=gold", "--affinity", "2")
+        "--member-version", "1.2.3", "--zone", "eu-1", "--label", "team=core", "-label", "tier=gold", "--affinity", "2")
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     try (Store store = Stores.open("redis://127.0.0.1:6379")) {
       Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !store.membership(pool).members().isEmpty());

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  * incarnation was killed, which the {@link OverlapChecker} needs.
  *
  * <pre>{@code
- * try (Fleet fleet = Fleet.builder(dir).storeArgs("-store", "redis", "-redis-addrs", "127.0.0.1:6379")
+ * try (Fleet fleet = Fleet.builder(dir).storeArgs("-store", "redis://127.0.0.1:6379")
  *     .prefix("soak-").build()) {
  *   fleet.startDistributor();
  *   Fleet.Worker w = fleet.startWorker(0, 0, Ports.free());
@@ -388,7 +388,7 @@ public final class Fleet implements AutoCloseable {
       this.dir = Objects.requireNonNull(dir, "dir");
     }
 
-    /** The store flags passed to every process, e.g. {@code "-store", "redis", "-redis-addrs", "127.0.0.1:6379"}. */
+    /** The store flags passed to every process, e.g. {@code "-store", "redis://127.0.0.1:6379"}. */
     public Builder storeArgs(String... args) {
       return storeArgs(List.of(args));
     }

@@ -12,10 +12,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 
 /** {@code -store URI} and the original's {@code -redis-*} flags, mapped onto one store URI. */
-class StoreOptionsTest {
+class StoreOptionTest {
   @Command(name = "t")
   static final class Holder {
-    @Mixin StoreOptions store;
+    @Mixin StoreOption store;
+
+    @Mixin RedisFlags redis;
   }
 
   static String uri(String... args) {
@@ -23,7 +25,7 @@ class StoreOptionsTest {
     CommandLine cl = new CommandLine(h);
     cl.setPosixClusteredShortOptionsAllowed(false);
     cl.parseArgs(args);
-    return h.store.uri("allot-test");
+    return h.store.uri("allot-test", h.redis);
   }
 
   @Test
@@ -74,35 +76,74 @@ class StoreOptionsTest {
     CommandLine cl = new CommandLine(cmd);
     cl.setDefaultValueProvider(new EnvDefaults(Map.of("STORE", "memory:", "REDIS_ADDRS", "e:1")::get, Map.of()));
     cl.parseArgs();
-    assertThat(cmd.storeOptions.uri(null)).isEqualTo("memory:");
+    assertThat(cmd.store.uri(null, cmd.redisFlags)).isEqualTo("memory:");
     cmd = new ServerCommand();
     cl = new CommandLine(cmd);
     cl.setDefaultValueProvider(new EnvDefaults(Map.of("REDIS_ADDRS", "e:1,f:2", "REDIS_PASS", "pw")::get, Map.of()));
     cl.parseArgs();
-    assertThat(cmd.storeOptions.uri(null)).isEqualTo("redis-cluster://:pw@e:1,f:2");
+    assertThat(cmd.store.uri(null, cmd.redisFlags)).isEqualTo("redis-cluster://:pw@e:1,f:2");
+  }
+
+  @Command(name = "b")
+  static final class BenchLike {
+    @Mixin StoreOption store = new StoreOption("memory:");
+  }
+
+  @Test
+  void withoutTheRedisFlagsTheBareWordRedisIsTheLocalRedisAndACommandKeepsItsOwnDefault() {
+    Holder none = new Holder();
+    new CommandLine(none).parseArgs();
+    assertThat(none.store.uri("c")).isEqualTo("redis://127.0.0.1:6379?client_name=c");
+    BenchLike b = new BenchLike();
+    CommandLine cl = new CommandLine(b);
+    assertThat(cl.getUsageMessage().replaceAll("\\s+", " ")).contains("-store, --store=URI").contains("Default memory:.");
+    cl.parseArgs();
+    assertThat(b.store.uri(null)).isEqualTo("memory:");
+    assertThat(b.store.isMemory()).isTrue();
+    cl.parseArgs("-store", "redis://h:1");
+    assertThat(b.store.uri(null)).isEqualTo("redis://h:1");
+    cl.parseArgs();
+    assertThat(b.store.uri(null)).as("the default again on the next parse").isEqualTo("memory:");
+  }
+
+  @Test
+  void everyCommandReadsTheStoreFromTheEnvironmentAndAFlagWins() {
+    BenchLike b = new BenchLike();
+    CommandLine cl = new CommandLine(b);
+    StoreOption.envDefault(cl, Map.of("STORE", "postgresql://p@h/db")::get);
+    cl.parseArgs();
+    assertThat(b.store.uri(null)).isEqualTo("postgresql://p@h/db");
+    cl.parseArgs("--store", "memory");
+    assertThat(b.store.uri(null)).isEqualTo("memory:");
+    StoreOption.envDefault(cl, Map.of("STORE", " ")::get);
+    cl.parseArgs();
+    assertThat(b.store.uri(null)).as("an empty STORE is no STORE").isEqualTo("memory:");
+    CliRun r = CliRun.of(Map.of("STORE", "nosuch://from-env"), "job", "stats", "--queue", "q");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("nosuch://from-env");
   }
 
   @Test
   void noRedisAddressIsBadInputNamingTheFlag() {
     assertThatThrownBy(() -> uri("-redis-addrs", " , ")).isInstanceOf(BadInputException.class).hasMessageContaining("-redis-addrs");
-    assertThatThrownBy(() -> StoreOptions.redisUri(List.of(), "", false, List.of(), null)).hasMessageContaining("-redis-addrs");
+    assertThatThrownBy(() -> RedisFlags.redisUri(List.of(), "", false, List.of(), null)).hasMessageContaining("-redis-addrs");
   }
 
   @Test
   void anOpenFailureIsOneLineNamingTheUriWithoutThePassword() {
-    String m = StoreOptions.openFailure("redis://:p%40ss@h:1",
+    String m = StoreOption.openFailure("redis://:p%40ss@h:1",
         new StoreUnavailableException("cannot connect to h:1 with password p@ss\n  caused by: p%40ss refused"));
     assertThat(m).isEqualTo("cannot reach store 'redis://:***@h:1': cannot connect to h:1 with password *** caused by: *** refused");
     // a message that names the URI already is not prefixed again
-    m = StoreOptions.openFailure("nosuch://x", new IllegalArgumentException("store 'nosuch://x': unknown scheme 'nosuch'"));
+    m = StoreOption.openFailure("nosuch://x", new IllegalArgumentException("store 'nosuch://x': unknown scheme 'nosuch'"));
     assertThat(m).isEqualTo("store 'nosuch://x': unknown scheme 'nosuch'");
-    m = StoreOptions.openFailure("redis://h", new IllegalArgumentException("missing port"));
+    m = StoreOption.openFailure("redis://h", new IllegalArgumentException("missing port"));
     assertThat(m).isEqualTo("bad store 'redis://h': missing port");
     // a raw '@' in the password: the whole user info is hidden, whichever '@' the store reads up to
-    m = StoreOptions.openFailure("redis://u:p@ss@h:1", new StoreUnavailableException("NOAUTH for u with p@ss"));
+    m = StoreOption.openFailure("redis://u:p@ss@h:1", new StoreUnavailableException("NOAUTH for u with p@ss"));
     assertThat(m).isEqualTo("cannot reach store 'redis://***@h:1': NOAUTH for u with ***");
     // not percent-encoded: still scrubbed, and no failure while scrubbing
-    m = StoreOptions.openFailure("redis://:50%z@h:1", new StoreUnavailableException("password 50%z refused"));
+    m = StoreOption.openFailure("redis://:50%z@h:1", new StoreUnavailableException("password 50%z refused"));
     assertThat(m).isEqualTo("cannot reach store 'redis://:***@h:1': password *** refused");
   }
 }
