@@ -1,6 +1,5 @@
 package io.allot.store.postgres;
 
-import io.allot.core.assign.TableCodec;
 import io.allot.store.FencedException;
 import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
@@ -144,15 +143,5 @@ final class PgTables implements Tables {
   @Override
   public Optional<String> read(String tableKey, String member) {
     return Optional.ofNullable(seedKeys.hashField(tableKey, member));
-  }
-
-  @Override
-  public Map<String, List<String>> units(String tableKey) {
-    return TableCodec.decode(read(tableKey));
-  }
-
-  @Override
-  public List<String> units(String tableKey, String member) {
-    return TableCodec.decode(read(tableKey, member).orElse(null));
   }
 }

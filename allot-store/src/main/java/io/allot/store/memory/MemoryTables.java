@@ -1,6 +1,5 @@
 package io.allot.store.memory;
 
-import io.allot.core.assign.TableCodec;
 import io.allot.store.FencedException;
 import io.allot.store.Lease;
 import io.allot.store.Tables;
@@ -8,7 +7,6 @@ import io.allot.store.Topic;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -110,15 +108,5 @@ final class MemoryTables implements Tables {
     Objects.requireNonNull(tableKey, "key");
     Objects.requireNonNull(member, "field");
     return Optional.ofNullable(s.locked(() -> s.hashField(tableKey, member)));
-  }
-
-  @Override
-  public Map<String, List<String>> units(String tableKey) {
-    return TableCodec.decode(read(tableKey));
-  }
-
-  @Override
-  public List<String> units(String tableKey, String member) {
-    return TableCodec.decode(read(tableKey, member).orElse(null));
   }
 }
