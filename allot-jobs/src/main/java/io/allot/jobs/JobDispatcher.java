@@ -9,7 +9,6 @@ import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Set;
@@ -253,7 +252,7 @@ public final class JobDispatcher implements AutoCloseable {
   }
 
   /** Settings of a {@link JobDispatcher}; each setter checks its value and names it when bad. */
-  public static final class Builder {
+  public static final class Builder extends ClaimSettings<Builder> {
     private final JobQueue queue;
     private final EndpointSource source;
     private Leadership leadership;
@@ -261,15 +260,9 @@ public final class JobDispatcher implements AutoCloseable {
     private String dispatcherId;
     private int batchSize = 100;
     private int completionThreads = 16;
-    private Duration lockTtl = Duration.ofSeconds(30);
     private Duration leaseTtl = Duration.ofSeconds(10);
     private Duration heartbeat = Duration.ofSeconds(1);
     private Duration pollInterval = Duration.ofMillis(500);
-    private Duration drainTimeout = Duration.ofSeconds(30);
-    private Backoff backoff = Backoff.DEFAULT;
-    private double rateLimit = -1;
-    private AttemptListener listener = end -> { };
-    private MeterRegistry meters = new CompositeMeterRegistry();
     private Function<String, ManagedChannel> channelFactory =
         target -> Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
 
@@ -332,12 +325,6 @@ public final class JobDispatcher implements AutoCloseable {
       return this;
     }
 
-    /** How long a claimed job's lock lasts; extended while its stream lives. At least 30 ms, default 30 s. */
-    public Builder lockTtl(Duration lockTtl) {
-      this.lockTtl = atLeast("lockTtl", lockTtl, 30);
-      return this;
-    }
-
     /**
      * How often endpoints must send something (told in the Hello); a stream silent for three times as long is taken
      * for dead. At least 10 ms, default 1 s.
@@ -353,43 +340,6 @@ public final class JobDispatcher implements AutoCloseable {
       return this;
     }
 
-    /** How long {@link #close()} waits for results of jobs already sent. Default 30 s. */
-    public Builder drainTimeout(Duration drainTimeout) {
-      Objects.requireNonNull(drainTimeout, "drainTimeout");
-      if (drainTimeout.isNegative()) {
-        throw new IllegalArgumentException("drainTimeout must be >= 0 but was " + drainTimeout);
-      }
-      this.drainTimeout = drainTimeout;
-      return this;
-    }
-
-    /**
-     * The wait before a failed job's next attempt, unless the endpoint asked for one ({@code retry_after_ms}, a Java
-     * handler's {@link JobHandler.RetryAfter}). Default {@link Backoff#DEFAULT}.
-     */
-    public Builder backoff(Backoff backoff) {
-      this.backoff = Objects.requireNonNull(backoff, "backoff");
-      return this;
-    }
-
-    /** Sets the queue's rate limit at start (kept in the store, shared by all claimers; 0 removes it). */
-    public Builder rateLimit(double jobsPerSecond) {
-      this.rateLimit = JobLimits.checkRate(jobsPerSecond);
-      return this;
-    }
-
-    /** Told of every result's end, once the store answered (or its answer did not come in time). */
-    public Builder listener(AttemptListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /** Where the meters go ({@code allot.queue.dispatch.*}). Default: nowhere. */
-    public Builder meterRegistry(MeterRegistry meters) {
-      this.meters = Objects.requireNonNull(meters, "meters");
-      return this;
-    }
-
     /**
      * Makes the channel to an endpoint address (TLS, keepalive, interceptors). Default: plaintext
      * {@code Grpc.newChannelBuilder(address, InsecureChannelCredentials.create())}.
@@ -399,17 +349,14 @@ public final class JobDispatcher implements AutoCloseable {
       return this;
     }
 
+    @Override
+    Builder self() {
+      return this;
+    }
+
     /** The dispatcher, not started yet ({@link JobDispatcher#start()}). */
     public JobDispatcher build() {
       return new JobDispatcher(this);
-    }
-
-    private static Duration atLeast(String name, Duration d, long minMillis) {
-      Objects.requireNonNull(d, name);
-      if (d.toMillis() < minMillis) {
-        throw new IllegalArgumentException(name + " must be at least " + minMillis + " ms but was " + d);
-      }
-      return d;
     }
   }
 }

@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
-import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -319,30 +318,18 @@ public final class JobWorker implements AutoCloseable {
   }
 
   /** Settings of a {@link JobWorker}; each setter checks its value and names it when bad. */
-  public static final class Builder {
+  public static final class Builder extends ClaimSettings<Builder> {
     private final JobQueue queue;
     private final JobHandler handler;
-    private AttemptListener listener = end -> { };
     private String workerId;
     private int concurrency = 4;
     private int batchSize;
     private int prefetch = -1;
-    private Duration lockTtl = Duration.ofSeconds(30);
     private Duration pollInterval = Duration.ofMillis(500);
-    private Duration drainTimeout = Duration.ofSeconds(30);
-    private Backoff backoff = Backoff.DEFAULT;
-    private double rateLimit = -1;
-    private MeterRegistry meters = new CompositeMeterRegistry();
 
     private Builder(JobQueue queue, JobHandler handler) {
       this.queue = Objects.requireNonNull(queue, "queue");
       this.handler = Objects.requireNonNull(handler, "handler");
-    }
-
-    /** Told of each attempt's end, once the store answered (or its answer did not come in time). */
-    public Builder listener(AttemptListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
     }
 
     /** The id recorded on locked jobs; default {@code host:pid:random}. */
@@ -373,19 +360,6 @@ public final class JobWorker implements AutoCloseable {
       return this;
     }
 
-    /**
-     * How long a claimed job's lock lasts; extended while the job waits or runs, when a third to a half of it has
-     * passed. Default 30 s.
-     */
-    public Builder lockTtl(Duration lockTtl) {
-      Objects.requireNonNull(lockTtl, "lockTtl");
-      if (lockTtl.toMillis() < 30) {
-        throw new IllegalArgumentException("lockTtl must be at least 30 ms but was " + lockTtl);
-      }
-      this.lockTtl = lockTtl;
-      return this;
-    }
-
     /** How long to wait before claiming again when the queue had fewer runnable jobs than asked. Default 500 ms. */
     public Builder pollInterval(Duration pollInterval) {
       Objects.requireNonNull(pollInterval, "pollInterval");
@@ -396,37 +370,8 @@ public final class JobWorker implements AutoCloseable {
       return this;
     }
 
-    /** How long {@link #close()} waits for running handlers. Default 30 s. */
-    public Builder drainTimeout(Duration drainTimeout) {
-      Objects.requireNonNull(drainTimeout, "drainTimeout");
-      if (drainTimeout.isNegative()) {
-        throw new IllegalArgumentException("drainTimeout must be >= 0 but was " + drainTimeout);
-      }
-      this.drainTimeout = drainTimeout;
-      return this;
-    }
-
-    /**
-     * The wait before a failed job's next attempt, unless the handler asked for one ({@link JobHandler.RetryAfter}).
-     * Default {@link Backoff#DEFAULT}.
-     */
-    public Builder backoff(Backoff backoff) {
-      this.backoff = Objects.requireNonNull(backoff, "backoff");
-      return this;
-    }
-
-    /**
-     * Sets the queue's rate limit at start (jobs per second over every worker of the queue, kept in the store;
-     * 0 removes it). Default: leave the queue's limit as it is.
-     */
-    public Builder rateLimit(double jobsPerSecond) {
-      this.rateLimit = JobLimits.checkRate(jobsPerSecond);
-      return this;
-    }
-
-    /** Where the worker's meters go ({@code allot.queue.*}, tagged with the queue). Default: nowhere. */
-    public Builder meterRegistry(MeterRegistry meters) {
-      this.meters = Objects.requireNonNull(meters, "meters");
+    @Override
+    Builder self() {
       return this;
     }
 

@@ -27,19 +27,16 @@ import org.junit.jupiter.api.Test;
  * store behind {@link CompletionRetryTest.FlakyQueue}.
  */
 class DispatcherReportsTest {
-  private final MemoryStore store = new MemoryStore();
-  private final List<AutoCloseable> toClose = new ArrayList<>();
+  /** Closes what a test opened, then the store. */
+  private final Closer toClose = new Closer();
+  private final MemoryStore store = toClose.add(new MemoryStore());
   /** The first end of each job, on the dispatcher and on the endpoint. */
   private final Map<String, AttemptEnd> dispatcherEnds = new ConcurrentHashMap<>();
   private final Map<String, AttemptEnd> endpointEnds = new ConcurrentHashMap<>();
 
   @AfterEach
   void closeAll() throws Exception {
-    Collections.reverse(toClose);
-    for (AutoCloseable c : toClose) {
-      c.close();
-    }
-    store.close();
+    toClose.close();
   }
 
   private EndpointServer endpoint(JobHandler handler, int capacity) {

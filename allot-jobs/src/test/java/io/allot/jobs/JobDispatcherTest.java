@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Test;
 
 /** The dispatcher and the Java endpoint over real gRPC (Netty, local ports) on the memory store. */
 class JobDispatcherTest {
-  private final MemoryStore store = new MemoryStore();
+  /** Closes what a test opened, then the store. */
+  private final Closer toClose = new Closer();
+  private final MemoryStore store = toClose.add(new MemoryStore());
   private final JobQueue queue = store.jobQueue("q");
-  private final List<AutoCloseable> toClose = new ArrayList<>();
   /** Accepted completions (FINISHED, RETRY_SCHEDULED, IGNORED) per key, as the dispatchers saw them. */
   private final Map<String, List<AttemptOutcome>> accepted = new ConcurrentHashMap<>();
   private final List<String> finishedKeys = Collections.synchronizedList(new ArrayList<>());
@@ -47,16 +48,11 @@ class JobDispatcherTest {
 
   @AfterEach
   void closeAll() throws Exception {
-    Collections.reverse(toClose);
-    for (AutoCloseable c : toClose) {
-      c.close();
-    }
-    store.close();
+    toClose.close();
   }
 
   private <T extends AutoCloseable> T closing(T c) {
-    toClose.add(c);
-    return c;
+    return toClose.add(c);
   }
 
   private EndpointServer endpoint(JobEndpoint.Builder b) {
@@ -315,16 +311,10 @@ class JobDispatcherTest {
     assertThat(store.leadership().current("allot-jobs-dispatcher:q")).get().extracting(Lease::holder)
         .isEqualTo("first");
     second.start();
-    enqueueRange(0, 100);
-    await().atMost(Duration.ofSeconds(20)).until(() -> finishedKeys.size() >= 100);
-    assertThat(second.isLeading()).isFalse();
+    firstServesWhileSecondStandsBy(second);
     first.close(); // releases the lease: the standby takes it on its next tick
     await().atMost(Duration.ofSeconds(10)).until(second::isLeading);
-    enqueueRange(100, 200);
-    await().atMost(Duration.ofSeconds(30)).until(() -> finishedKeys.size() >= 200);
-    assertThat(finishedKeys).hasSize(200).doesNotHaveDuplicates();
-    assertThat(lockedBy(0, 100)).containsExactly("first");
-    assertThat(lockedBy(100, 200)).containsExactly("second");
+    secondServesTheRest();
   }
 
   @Test
@@ -337,18 +327,12 @@ class JobDispatcherTest {
     await().atMost(Duration.ofSeconds(30)).until(first::isLeading);
     JobDispatcher second = closing(dispatcher(EndpointSource.fixed(e.address())).leadership(store.leadership())
         .leaseTtl(Duration.ofMillis(600)).dispatcherId("second").build().start());
-    enqueueRange(0, 100);
-    await().atMost(Duration.ofSeconds(20)).until(() -> finishedKeys.size() >= 100);
-    assertThat(second.isLeading()).isFalse();
+    firstServesWhileSecondStandsBy(second);
 
     cutOff.set(true); // the leader can no longer reach the store's leases: it cannot renew, its lease lapses
     await().atMost(Duration.ofSeconds(10)).until(() -> !first.isLeading());
     await().atMost(Duration.ofSeconds(10)).until(second::isLeading);
-    enqueueRange(100, 200);
-    await().atMost(Duration.ofSeconds(30)).until(() -> finishedKeys.size() >= 200);
-    assertThat(finishedKeys).hasSize(200).doesNotHaveDuplicates();
-    assertThat(lockedBy(0, 100)).containsExactly("first");
-    assertThat(lockedBy(100, 200)).containsExactly("second");
+    secondServesTheRest();
   }
 
   @Test
@@ -359,6 +343,22 @@ class JobDispatcherTest {
     assertThatThrownBy(() -> b.heartbeat(Duration.ZERO)).hasMessageContaining("heartbeat");
     assertThatThrownBy(() -> JobEndpoint.builder(t -> { }).capacity(0)).hasMessageContaining("capacity");
     assertThatThrownBy(() -> EndpointSource.fixed(List.of())).hasMessageContaining("endpoint");
+  }
+
+  /** Jobs 0 to 99 are done, all by the leader {@code first}, while {@code second} stands by. */
+  private void firstServesWhileSecondStandsBy(JobDispatcher second) {
+    enqueueRange(0, 100);
+    await().atMost(Duration.ofSeconds(20)).until(() -> finishedKeys.size() >= 100);
+    assertThat(second.isLeading()).isFalse();
+  }
+
+  /** After the takeover: jobs 100 to 199 done once each, all by {@code second} (0 to 99 by {@code first}). */
+  private void secondServesTheRest() {
+    enqueueRange(100, 200);
+    await().atMost(Duration.ofSeconds(30)).until(() -> finishedKeys.size() >= 200);
+    assertThat(finishedKeys).hasSize(200).doesNotHaveDuplicates();
+    assertThat(lockedBy(0, 100)).containsExactly("first");
+    assertThat(lockedBy(100, 200)).containsExactly("second");
   }
 
   private void enqueueRange(int from, int to) {

@@ -78,12 +78,13 @@ public final class AllotPolicies {
     abstract Object parse(Map<String, ?> raw);
   }
 
-  // ---------------- allot_weighted_round_robin ----------------
+  /** A provider of a policy with no config that is one strategy over the READY members. */
+  abstract static class StrategyProvider extends Provider {
+    private final Pickers.Strategy strategy;
 
-  /** {@code allot_weighted_round_robin}: smooth weighted round robin by member weight (affinity). */
-  public static final class WeightedRoundRobinProvider extends Provider {
-    public WeightedRoundRobinProvider() {
-      super("allot_weighted_round_robin");
+    StrategyProvider(String name, Pickers.Strategy strategy) {
+      super(name);
+      this.strategy = strategy;
     }
 
     @Override
@@ -94,45 +95,33 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new StrategyBalancer(helper, Pickers.Strategy.WEIGHTED_ROUND_ROBIN);
+      return new AllotBalancer(helper) {
+        @Override
+        protected void configure(Object config) {}
+
+        @Override
+        protected SubchannelPicker picker(List<Backend> ready) {
+          return strategy.picker(ready);
+        }
+      };
+    }
+  }
+
+  // ---------------- allot_weighted_round_robin ----------------
+
+  /** {@code allot_weighted_round_robin}: smooth weighted round robin by member weight (affinity). */
+  public static final class WeightedRoundRobinProvider extends StrategyProvider {
+    public WeightedRoundRobinProvider() {
+      super("allot_weighted_round_robin", Pickers.Strategy.WEIGHTED_ROUND_ROBIN);
     }
   }
 
   // ---------------- allot_consistent_hash ----------------
 
   /** {@code allot_consistent_hash}: weighted rendezvous hashing of the call key over the READY members. */
-  public static final class ConsistentHashProvider extends Provider {
+  public static final class ConsistentHashProvider extends StrategyProvider {
     public ConsistentHashProvider() {
-      super("allot_consistent_hash");
-    }
-
-    @Override
-    Object parse(Map<String, ?> raw) {
-      new PolicyConfig(getPolicyName(), raw, Set.of());
-      return Boolean.TRUE;
-    }
-
-    @Override
-    public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new StrategyBalancer(helper, Pickers.Strategy.CONSISTENT_HASH);
-    }
-  }
-
-  /** A policy that is one strategy over the READY members. */
-  static final class StrategyBalancer extends AllotBalancer {
-    private final Pickers.Strategy strategy;
-
-    StrategyBalancer(Helper helper, Pickers.Strategy strategy) {
-      super(helper);
-      this.strategy = strategy;
-    }
-
-    @Override
-    protected void configure(Object config) {}
-
-    @Override
-    protected SubchannelPicker picker(List<Backend> ready) {
-      return strategy.picker(ready);
+      super("allot_consistent_hash", Pickers.Strategy.CONSISTENT_HASH);
     }
   }
 

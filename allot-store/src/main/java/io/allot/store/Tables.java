@@ -1,5 +1,6 @@
 package io.allot.store;
 
+import io.allot.core.assign.TableCodec;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -49,13 +50,17 @@ public interface Tables {
    * table is missing. A unit listed under two members is listed under both: a reader that needs one owner per unit
    * applies {@link io.allot.core.assign.TableCodec#withoutDuplicates}. Unmodifiable.
    */
-  Map<String, List<String>> units(String tableKey);
+  default Map<String, List<String>> units(String tableKey) {
+    return TableCodec.decode(read(tableKey));
+  }
 
   /**
    * One member's units in {@code tableKey} ({@link io.allot.core.assign.TableCodec#decode(String)}); empty if the
    * member has no field or an empty one. Unmodifiable.
    */
-  List<String> units(String tableKey, String member);
+  default List<String> units(String tableKey, String member) {
+    return TableCodec.decode(read(tableKey, member).orElse(null));
+  }
 
   /**
    * The lease name under which {@code pool} publishes into {@code tableKey}: {@code tableKey + ":" + pool}, where

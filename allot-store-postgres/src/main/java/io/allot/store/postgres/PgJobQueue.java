@@ -145,9 +145,7 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
-    JobLimits.checkWorker(worker);
-    JobLimits.checkBatch("max", max);
-    long ttl = JobLimits.checkLockTtl(lockTtl);
+    long ttl = JobLimits.checkClaim(worker, max, lockTtl);
     return db.query("claim jobs in queue " + name, sql.claim, rs -> {
       List<ClaimedJob> out = new ArrayList<>();
       while (rs.next()) {
@@ -240,11 +238,10 @@ final class PgJobQueue implements JobQueue {
   }
 
   private int byHand(String what, String statement, Collection<String> keys) {
-    keys.forEach(JobLimits::checkKey);
-    if (keys.isEmpty()) {
+    String[] array = JobLimits.checkKeys(keys);
+    if (array.length == 0) {
       return 0;
     }
-    String[] array = new HashSet<>(keys).toArray(new String[0]);
     return db.update(what + " " + array.length + " jobs in queue " + name, statement, name, array);
   }
 

@@ -15,7 +15,6 @@ import java.util.Collection;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -88,9 +87,7 @@ final class RedisJobQueue implements JobQueue {
 
   @Override
   public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
-    JobLimits.checkWorker(worker);
-    JobLimits.checkBatch("max", max);
-    long ttl = JobLimits.checkLockTtl(lockTtl);
+    long ttl = JobLimits.checkClaim(worker, max, lockTtl);
     List<Object> flat = redis.run("claim jobs in queue " + name, JobScripts.CLAIM, ScriptOutputType.MULTI, keys,
         worker, Integer.toString(max), Long.toString(ttl), marginMicros, Integer.toString(MOVE_LIMIT));
     List<ClaimedJob> out = new ArrayList<>(flat.size() / 6);
@@ -188,11 +185,10 @@ final class RedisJobQueue implements JobQueue {
   }
 
   private int byHand(String what, Script script, Collection<String> jobKeys) {
-    jobKeys.forEach(JobLimits::checkKey);
-    if (jobKeys.isEmpty()) {
+    String[] args = JobLimits.checkKeys(jobKeys);
+    if (args.length == 0) {
       return 0;
     }
-    String[] args = new LinkedHashSet<>(jobKeys).toArray(new String[0]);
     Long n = redis.run(what + " " + args.length + " jobs in queue " + name, script, ScriptOutputType.INTEGER, keys,
         args);
     return n.intValue();

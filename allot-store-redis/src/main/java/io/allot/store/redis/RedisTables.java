@@ -1,14 +1,13 @@
 package io.allot.store.redis;
 
-import io.allot.core.assign.TableCodec;
 import io.allot.store.FencedException;
 import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import io.allot.store.spi.PublishArgs;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -53,14 +52,7 @@ final class RedisTables implements Tables {
 
   @Override
   public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
-    Objects.requireNonNull(lease, "lease");
-    String expectedName = Tables.leaseName(tableKey, pool);
-    if (!lease.name().equals(expectedName)) {
-      throw new IllegalArgumentException("publishing pool '" + pool + "' into '" + tableKey
-          + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
-    }
-    Map<String, String> snapshot = new HashMap<>(fields.size() * 4 / 3 + 1);
-    fields.forEach((f, v) -> snapshot.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
+    Map<String, String> snapshot = PublishArgs.check(lease, tableKey, pool, fields);
     String[] keys = redis.sameSlot("publish into '" + tableKey + "'", tableKey, tableKey, RedisKeys.epoch(tableKey),
         RedisKeys.poolFields(tableKey, pool), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()),
         RedisKeys.marks(tableKey));
@@ -144,15 +136,5 @@ final class RedisTables implements Tables {
   @Override
   public Optional<String> read(String tableKey, String member) {
     return Optional.ofNullable(hashes.hashField(tableKey, member));
-  }
-
-  @Override
-  public Map<String, List<String>> units(String tableKey) {
-    return TableCodec.decode(read(tableKey));
-  }
-
-  @Override
-  public List<String> units(String tableKey, String member) {
-    return TableCodec.decode(read(tableKey, member).orElse(null));
   }
 }

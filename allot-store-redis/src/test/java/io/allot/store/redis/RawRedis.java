@@ -15,7 +15,11 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.function.BiFunction;
 
 /**
  * A plain Lettuce connection to the Redis or Redis Cluster of a store URI (with its credentials, TLS and database),
@@ -107,6 +111,21 @@ final class RawRedis implements AutoCloseable {
       throw new IllegalStateException("not a Redis Cluster: no masters to count");
     }
     return (int) cluster.getPartitions().stream().filter(n -> n.is(RedisClusterNode.NodeFlag.UPSTREAM)).count();
+  }
+
+  /**
+   * Runs {@code oneName} with {@code <prefix><random>} and 0, 1, 2, ... (it makes a name of them, uses it and returns
+   * one of its keys) until those keys are on every master of the cluster; fails after 1000 names.
+   */
+  void onEveryMaster(String prefix, BiFunction<String, Integer, String> oneName) {
+    Set<String> nodes = new HashSet<>();
+    String base = prefix + UUID.randomUUID().toString().substring(0, 8);
+    for (int i = 0; nodes.size() < masters(); i++) {
+      if (i >= 1000) {
+        throw new AssertionError("names on all " + masters() + " masters: none after 1000 names");
+      }
+      nodes.add(nodeOf(oneName.apply(base, i)));
+    }
   }
 
   /** Deletes every key that contains {@code part} (a test's random prefix), on every node. */

@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.allot.store.tasks.TaskCreated;
 import io.allot.store.tasks.TaskSpecs;
 import io.allot.testkit.TestServers;
-import java.util.HashSet;
-import java.util.Set;
-import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,17 +25,14 @@ class RedisClusterTaskSpecsTest extends RedisTaskSpecsTest {
 
   @Test
   void poolsOnEveryMasterWork() {
-    Set<String> nodes = new HashSet<>();
-    String base = "p-" + UUID.randomUUID().toString().substring(0, 8);
-    for (int i = 0; nodes.size() < rawRedis.masters(); i++) {
-      assertThat(i).as("pools on all %d masters", rawRedis.masters()).isLessThan(1000);
+    rawRedis.onEveryMaster("p-", (base, i) -> {
       String pool = base + "-" + i + (i % 2 == 0 ? "" : "{" + i + "}");
       TaskSpecs s = specs(pool);
-      nodes.add(rawRedis.nodeOf(SpecKeys.names(pool)[0]));
       assertThat(s.create("a", "{}", 1).outcome()).isEqualTo(TaskCreated.Outcome.CREATED);
       assertThat(peer.taskSpecs(pool).delete("a").orElseThrow().deleted()).isTrue();
       assertThat(s.list()).hasSize(1);
       assertThat(s.version()).isEqualTo(2);
-    }
+      return SpecKeys.names(pool)[0];
+    });
   }
 }

@@ -7,6 +7,8 @@ import java.nio.charset.CharsetEncoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.Objects;
 
 /**
@@ -114,6 +116,28 @@ public final class JobLimits {
       throw new IllegalArgumentException(what + " must be in [1, " + MAX_BATCH + "] but was " + n);
     }
     return n;
+  }
+
+  /**
+   * Checks the arguments of a claim: the worker's name ({@link #checkWorker}), {@code max} (1 to {@link #MAX_BATCH})
+   * and the lock TTL ({@link #checkLockTtl}).
+   *
+   * @return the lock TTL in microseconds
+   */
+  public static long checkClaim(String worker, int max, Duration lockTtl) {
+    checkWorker(worker);
+    checkBatch("max", max);
+    return checkLockTtl(lockTtl);
+  }
+
+  /**
+   * Checks the keys of a change by hand (retry, ignore): each with {@link #checkKey}.
+   *
+   * @return the keys without repeats, in the order first given
+   */
+  public static String[] checkKeys(Collection<String> keys) {
+    keys.forEach(JobLimits::checkKey);
+    return new LinkedHashSet<>(keys).toArray(new String[0]);
   }
 
   /** Checks a worker name: non-empty. */

@@ -24,6 +24,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
+import java.util.function.ObjLongConsumer;
 
 /**
  * The memory store's job queues: every queue's jobs in one process, each call one step under one lock, times
@@ -146,9 +147,7 @@ public final class MemoryJobQueues {
 
     @Override
     public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
-      JobLimits.checkWorker(worker);
-      JobLimits.checkBatch("max", max);
-      long ttl = JobLimits.checkLockTtl(lockTtl);
+      long ttl = JobLimits.checkClaim(worker, max, lockTtl);
       synchronized (lock) {
         QueueState q = state();
         long now = micros.getAsLong();
@@ -294,40 +293,34 @@ public final class MemoryJobQueues {
 
     @Override
     public int retry(Collection<String> keys) {
-      keys.forEach(JobLimits::checkKey);
-      synchronized (lock) {
-        QueueState q = state();
-        long now = micros.getAsLong();
-        int n = 0;
-        for (String k : new HashSet<>(keys)) {
-          Row r = q.rows.get(k);
-          if (r != null) {
-            q.open.remove(r);
-            r.status = JobStatus.TODO;
-            r.attempts = 0;
-            r.dueMicros = now;
-            r.updatedMicros = now;
-            q.open.add(r);
-            n++;
-          }
-        }
-        return n;
-      }
+      return byHand(keys, (r, now) -> {
+        r.status = JobStatus.TODO;
+        r.attempts = 0;
+        r.dueMicros = now;
+      });
     }
 
     @Override
     public int ignore(Collection<String> keys) {
-      keys.forEach(JobLimits::checkKey);
+      return byHand(keys, (r, now) -> r.status = JobStatus.IGNORED);
+    }
+
+    /** Applies {@code change} (given the time) to each job of {@code keys} that exists; returns how many. */
+    private int byHand(Collection<String> keys, ObjLongConsumer<Row> change) {
+      String[] distinct = JobLimits.checkKeys(keys);
       synchronized (lock) {
         QueueState q = state();
         long now = micros.getAsLong();
         int n = 0;
-        for (String k : new HashSet<>(keys)) {
+        for (String k : distinct) {
           Row r = q.rows.get(k);
           if (r != null) {
             q.open.remove(r);
-            r.status = JobStatus.IGNORED;
+            change.accept(r, now);
             r.updatedMicros = now;
+            if (r.status == JobStatus.TODO) {
+              q.open.add(r);
+            }
             n++;
           }
         }

@@ -1,14 +1,13 @@
 package io.allot.store.memory;
 
-import io.allot.core.assign.TableCodec;
 import io.allot.store.FencedException;
 import io.allot.store.Lease;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import io.allot.store.spi.PublishArgs;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -46,14 +45,7 @@ final class MemoryTables implements Tables {
 
   @Override
   public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
-    Objects.requireNonNull(lease, "lease");
-    String expectedName = Tables.leaseName(tableKey, pool);
-    if (!lease.name().equals(expectedName)) {
-      throw new IllegalArgumentException("publishing pool '" + pool + "' into '" + tableKey
-          + "' needs the lease named '" + expectedName + "', not '" + lease.name() + "'");
-    }
-    Map<String, String> copy = new LinkedHashMap<>();
-    fields.forEach((f, v) -> copy.put(Objects.requireNonNull(f, "field"), Objects.requireNonNull(v, "value")));
+    Map<String, String> copy = PublishArgs.check(lease, tableKey, pool, fields);
     return s.locked(() -> {
       if (!s.isCurrent(lease)) {
         MemoryState.Held held = s.liveLease(lease.name());
@@ -110,15 +102,5 @@ final class MemoryTables implements Tables {
     Objects.requireNonNull(tableKey, "key");
     Objects.requireNonNull(member, "field");
     return Optional.ofNullable(s.locked(() -> s.hashField(tableKey, member)));
-  }
-
-  @Override
-  public Map<String, List<String>> units(String tableKey) {
-    return TableCodec.decode(read(tableKey));
-  }
-
-  @Override
-  public List<String> units(String tableKey, String member) {
-    return TableCodec.decode(read(tableKey, member).orElse(null));
   }
 }

@@ -74,6 +74,13 @@ public final class MemoryTaskSpecs {
       announce.accept(pool, name);
     }
 
+    /** Stores {@code spec} in the place of its name's and announces the change; returns it. Under {@code lock}. */
+    private TaskSpec put(TaskSpec spec) {
+      specs().put(spec.name(), spec);
+      changed(spec.name());
+      return spec;
+    }
+
     @Override
     public TaskCreated create(String name, String args, int cost) {
       TaskLimits.checkName(name);
@@ -86,10 +93,8 @@ public final class MemoryTaskSpecs {
           return new TaskCreated(same ? TaskCreated.Outcome.EXISTS : TaskCreated.Outcome.CONFLICT, old);
         }
         long now = nowMillis.getAsLong();
-        TaskSpec spec = new TaskSpec(name, args, cost, old == null ? 1 : old.revision() + 1, now, now, 0, null, null);
-        specs().put(name, spec);
-        changed(name);
-        return new TaskCreated(TaskCreated.Outcome.CREATED, spec);
+        return new TaskCreated(TaskCreated.Outcome.CREATED,
+            put(new TaskSpec(name, args, cost, old == null ? 1 : old.revision() + 1, now, now, 0, null, null)));
       }
     }
 
@@ -106,11 +111,8 @@ public final class MemoryTaskSpecs {
         if (old.args().equals(args) && old.cost() == cost) {
           return Optional.of(old);
         }
-        TaskSpec spec = new TaskSpec(name, args, cost, old.revision() + 1, old.createdMillis(), nowMillis.getAsLong(),
-            0, old.run(), old.fault());
-        specs().put(name, spec);
-        changed(name);
-        return Optional.of(spec);
+        return Optional.of(put(new TaskSpec(name, args, cost, old.revision() + 1, old.createdMillis(),
+            nowMillis.getAsLong(), 0, old.run(), old.fault())));
       }
     }
 
@@ -123,11 +125,8 @@ public final class MemoryTaskSpecs {
           return Optional.ofNullable(old);
         }
         long now = nowMillis.getAsLong();
-        TaskSpec spec = new TaskSpec(name, old.args(), old.cost(), old.revision(), old.createdMillis(), now, now,
-            old.run(), old.fault());
-        specs().put(name, spec);
-        changed(name);
-        return Optional.of(spec);
+        return Optional.of(put(new TaskSpec(name, old.args(), old.cost(), old.revision(), old.createdMillis(), now, now,
+            old.run(), old.fault())));
       }
     }
 

@@ -13,6 +13,7 @@ import io.allot.store.memory.MemoryTaskSpecs;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -195,16 +196,29 @@ public abstract class TaskSpecsContractTest {
     assertThat(s.get("missing")).isEmpty();
   }
 
-  @Test
-  void reportsAreNotAnnouncedAndLeaveTheVersionAlone() throws Exception {
-    ConcurrentLinkedQueue<String> got = new ConcurrentLinkedQueue<>();
-    try (Subscription sub = notifications().subscribe(Topic.taskSpecs(pool), got::add)) {
-      // The create is announced after the subscription is live, so it cannot arrive late and be counted twice
-      // (on Redis Cluster a message published before subscribing may still be on the bus to the subscriber's node).
+  /**
+   * Subscribes {@code got} to the pool's task-spec announcements and returns once the subscription is live (a probe
+   * came through), so that a change made afterwards cannot arrive late and be counted twice (on Redis Cluster a message
+   * published before subscribing may still be on the bus to the subscriber's node).
+   */
+  private Subscription subscribeLive(Queue<String> got) {
+    Subscription sub = notifications().subscribe(Topic.taskSpecs(pool), got::add);
+    try {
       await().atMost(PATIENCE).until(() -> {
         notifications().publish(Topic.taskSpecs(pool), "probe");
         return got.contains("probe");
       });
+    } catch (RuntimeException | Error e) {
+      sub.close();
+      throw e;
+    }
+    return sub;
+  }
+
+  @Test
+  void reportsAreNotAnnouncedAndLeaveTheVersionAlone() throws Exception {
+    ConcurrentLinkedQueue<String> got = new ConcurrentLinkedQueue<>();
+    try (Subscription sub = subscribeLive(got)) {
       s.create("a", "{}", 1);
       await().atMost(PATIENCE).until(() -> got.contains("a"));
       got.clear();
@@ -305,11 +319,7 @@ public abstract class TaskSpecsContractTest {
   @Test
   void everyChangeIsAnnouncedWithTheTaskName() throws Exception {
     ConcurrentLinkedQueue<String> got = new ConcurrentLinkedQueue<>();
-    try (Subscription sub = notifications().subscribe(Topic.taskSpecs(pool), got::add)) {
-      await().atMost(PATIENCE).until(() -> {
-        notifications().publish(Topic.taskSpecs(pool), "probe");
-        return got.contains("probe");
-      });
+    try (Subscription sub = subscribeLive(got)) {
       s.create("a", "{}", 1);
       s.update("a", "{\"x\":1}", 1);
       s.delete("a");

@@ -1,0 +1,89 @@
+package io.allot.jobs;
+
+import io.allot.store.jobs.JobLimits;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The settings a {@link JobWorker} and a {@link JobDispatcher} share: both claim jobs, hold their locks and report
+ * each attempt's end ({@link AttemptReporter}). Each setter checks its value and names it when bad. Used by the one
+ * thread that builds (no guard).
+ *
+ * @param <B> the builder, returned by each setter
+ */
+abstract class ClaimSettings<B extends ClaimSettings<B>> {
+  Duration lockTtl = Duration.ofSeconds(30);
+  Duration drainTimeout = Duration.ofSeconds(30);
+  Backoff backoff = Backoff.DEFAULT;
+  double rateLimit = -1;
+  AttemptListener listener = end -> { };
+  MeterRegistry meters = new CompositeMeterRegistry();
+
+  abstract B self();
+
+  /**
+   * How long a claimed job's lock lasts; extended while the job is held (a worker's job waits or runs, a dispatcher's
+   * is outstanding on a live stream), when a third to a half of it has passed. At least 30 ms, default 30 s.
+   */
+  public B lockTtl(Duration lockTtl) {
+    this.lockTtl = atLeast("lockTtl", lockTtl, 30);
+    return self();
+  }
+
+  /**
+   * How long {@code close()} waits for the attempts under way (a worker's running handlers, the results of jobs a
+   * dispatcher already sent). Default 30 s.
+   */
+  public B drainTimeout(Duration drainTimeout) {
+    Objects.requireNonNull(drainTimeout, "drainTimeout");
+    if (drainTimeout.isNegative()) {
+      throw new IllegalArgumentException("drainTimeout must be >= 0 but was " + drainTimeout);
+    }
+    this.drainTimeout = drainTimeout;
+    return self();
+  }
+
+  /**
+   * The wait before a failed job's next attempt, unless the handler asked for one ({@link JobHandler.RetryAfter}; an
+   * endpoint's {@code retry_after_ms}). Default {@link Backoff#DEFAULT}.
+   */
+  public B backoff(Backoff backoff) {
+    this.backoff = Objects.requireNonNull(backoff, "backoff");
+    return self();
+  }
+
+  /**
+   * Sets the queue's rate limit at start (jobs per second over every claimer of the queue, kept in the store;
+   * 0 removes it). Default: leave the queue's limit as it is.
+   */
+  public B rateLimit(double jobsPerSecond) {
+    this.rateLimit = JobLimits.checkRate(jobsPerSecond);
+    return self();
+  }
+
+  /** Told of each attempt's end, once the store answered (or its answer did not come in time). */
+  public B listener(AttemptListener listener) {
+    this.listener = Objects.requireNonNull(listener, "listener");
+    return self();
+  }
+
+  /**
+   * Where the meters go (a worker's {@code allot.queue.*}, a dispatcher's {@code allot.queue.dispatch.*}, tagged with
+   * the queue). Default: nowhere.
+   */
+  public B meterRegistry(MeterRegistry meters) {
+    this.meters = Objects.requireNonNull(meters, "meters");
+    return self();
+  }
+
+  /** {@code d}, checked: not null, at least {@code minMillis}. */
+  static Duration atLeast(String name, Duration d, long minMillis) {
+    Objects.requireNonNull(d, name);
+    if (d.toMillis() < minMillis) {
+      throw new IllegalArgumentException(name + " must be at least " + minMillis + " ms but was " + d);
+    }
+    return d;
+  }
+}
