@@ -16,13 +16,16 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param worker the member that runs the application's UnitHandler (and whose settings a task member shares)
  * @param tasks the member that runs the application's TaskHandler
  * @param jobs per JobHandler bean name: its queue and worker settings
+ * @param reuseConnections whether the store goes through the application's DataSource (allot.store unset or
+ *              postgresql://...) or Lettuce RedisClient (allot.store redis://...) when it has one; default true
  */
 @ConfigurationProperties("allot")
 public record AllotProperties(
     String store,
     @DefaultValue WorkerSettings worker,
     @DefaultValue TaskSettings tasks,
-    Map<String, JobSettings> jobs) {
+    Map<String, JobSettings> jobs,
+    @DefaultValue("true") boolean reuseConnections) {
 
   /** The settings; jobs never null. */
   public AllotProperties {
