@@ -39,7 +39,8 @@ public record AllotProperties(
    *             with a UnitHandler bean it starts the worker
    * @param host the host the distributor reaches this member on, the first part of the member id; default: an
    *             address other hosts can reach
-   * @param port the gRPC port of the pings; 0 (the default) picks a free one
+   * @param port the gRPC port of the pings (unless they go on the application's gRPC server); 0 (the default) picks a
+   *             free one
    * @param distributionNamespace the distribution hash key, as the distributor's; default sys-matching-table
    * @param affinity the initial affinity (weight); 0 = no units; default 1
    * @param capacity the most units owned at once; default unlimited
@@ -54,6 +55,9 @@ public record AllotProperties(
    * @param claimBatch units claimed per round, in one store round trip; default 64
    * @param shutdownGrace how long leaving waits for the units' stops to be confirmed; default 5s
    * @param drainTimeout on shutdown, how long the member drains (affinity 0, every unit handed over) before it leaves
+   * @param pingsOnAppServer when the application runs Spring Boot's gRPC server: answer the distributor's pings on
+   *                         it (the member id's port is that server's; port is then unused) rather than on a port of
+   *                         the member's own; default true
    */
   public record WorkerSettings(
       String pool,
@@ -72,7 +76,8 @@ public record AllotProperties(
       Integer maxConcurrentMoves,
       Integer claimBatch,
       Duration shutdownGrace,
-      @DefaultValue("10s") Duration drainTimeout) {
+      @DefaultValue("10s") Duration drainTimeout,
+      @DefaultValue("true") boolean pingsOnAppServer) {
 
     /** The settings; labels never null. */
     public WorkerSettings {
