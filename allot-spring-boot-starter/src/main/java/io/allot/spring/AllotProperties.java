@@ -16,6 +16,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param worker the member that runs the application's UnitHandler (and whose settings a task member shares)
  * @param tasks the member that runs the application's TaskHandler
  * @param jobs per JobHandler bean name: its queue and worker settings
+ * @param api the task management API (allot server's /api/v1, /healthz, /metrics) served inside the application
  * @param reuseConnections whether the store goes through the application's DataSource (allot.store unset or
  *              postgresql://...) or Lettuce RedisClient (allot.store redis://...) when it has one; default true
  */
@@ -25,6 +26,7 @@ public record AllotProperties(
     @DefaultValue WorkerSettings worker,
     @DefaultValue TaskSettings tasks,
     Map<String, JobSettings> jobs,
+    @DefaultValue ApiSettings api,
     @DefaultValue("true") boolean reuseConnections) {
 
   /** The settings; jobs never null. */
@@ -121,5 +123,27 @@ public record AllotProperties(
 
     /** The settings of a handler bean that has no allot.jobs.<bean name> entry. */
     public static final JobSettings DEFAULTS = new JobSettings(null, null, null, null, null, null, Duration.ofSeconds(20), null);
+  }
+
+  /**
+   * The task management API of bin/allot server inside the application (needs allot-server on the class
+   * path): /api/v1/... (ApiHandler), /healthz, /version and /metrics on the JDK's HTTP server.
+   *
+   * @param enabled whether to serve it; default false
+   * @param port its HTTP port; default 9091 (allot server's 9090 is Spring gRPC's default port); 0 picks a free one
+   * @param token the bearer token writes (POST, PUT, DELETE) need, as allot server's --api-token; empty (the
+   *              default): writes are open to anyone who reaches the port
+   * @param pools the pools whose tasks it serves; default: every pool
+   */
+  public record ApiSettings(
+      @DefaultValue("false") boolean enabled,
+      @DefaultValue("9091") int port,
+      @DefaultValue("") String token,
+      java.util.List<String> pools) {
+
+    /** The settings; pools never null. */
+    public ApiSettings {
+      pools = pools == null ? java.util.List.of() : java.util.List.copyOf(pools);
+    }
   }
 }
