@@ -16,13 +16,18 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param worker the member that runs the application's UnitHandler (and whose settings a task member shares)
  * @param tasks the member that runs the application's TaskHandler
  * @param jobs per JobHandler bean name: its queue and worker settings
+ * @param api the task management API (allot server's /api/v1, /healthz, /metrics) served inside the application
+ * @param reuseConnections whether the store goes through the application's DataSource (allot.store unset or
+ *              postgresql://...) or Lettuce RedisClient (allot.store redis://...) when it has one; default true
  */
 @ConfigurationProperties("allot")
 public record AllotProperties(
     String store,
     @DefaultValue WorkerSettings worker,
     @DefaultValue TaskSettings tasks,
-    Map<String, JobSettings> jobs) {
+    Map<String, JobSettings> jobs,
+    @DefaultValue ApiSettings api,
+    @DefaultValue("true") boolean reuseConnections) {
 
   /** The settings; jobs never null. */
   public AllotProperties {
@@ -36,7 +41,8 @@ public record AllotProperties(
    *             with a UnitHandler bean it starts the worker
    * @param host the host the distributor reaches this member on, the first part of the member id; default: an
    *             address other hosts can reach
-   * @param port the gRPC port of the pings; 0 (the default) picks a free one
+   * @param port the gRPC port of the pings (unless they go on the application's gRPC server); 0 (the default) picks a
+   *             free one
    * @param distributionNamespace the distribution hash key, as the distributor's; default sys-matching-table
    * @param affinity the initial affinity (weight); 0 = no units; default 1
    * @param capacity the most units owned at once; default unlimited
@@ -51,6 +57,9 @@ public record AllotProperties(
    * @param claimBatch units claimed per round, in one store round trip; default 64
    * @param shutdownGrace how long leaving waits for the units' stops to be confirmed; default 5s
    * @param drainTimeout on shutdown, how long the member drains (affinity 0, every unit handed over) before it leaves
+   * @param pingsOnAppServer when the application runs Spring Boot's gRPC server: answer the distributor's pings on
+   *                         it (the member id's port is that server's; port is then unused) rather than on a port of
+   *                         the member's own; default true
    */
   public record WorkerSettings(
       String pool,
@@ -69,7 +78,8 @@ public record AllotProperties(
       Integer maxConcurrentMoves,
       Integer claimBatch,
       Duration shutdownGrace,
-      @DefaultValue("10s") Duration drainTimeout) {
+      @DefaultValue("10s") Duration drainTimeout,
+      @DefaultValue("true") boolean pingsOnAppServer) {
 
     /** The settings; labels never null. */
     public WorkerSettings {
@@ -113,5 +123,27 @@ public record AllotProperties(
 
     /** The settings of a handler bean that has no allot.jobs.<bean name> entry. */
     public static final JobSettings DEFAULTS = new JobSettings(null, null, null, null, null, null, Duration.ofSeconds(20), null);
+  }
+
+  /**
+   * The task management API of bin/allot server inside the application (needs allot-server on the class
+   * path): /api/v1/... (ApiHandler), /healthz, /version and /metrics on the JDK's HTTP server.
+   *
+   * @param enabled whether to serve it; default false
+   * @param port its HTTP port; default 9091 (allot server's 9090 is Spring gRPC's default port); 0 picks a free one
+   * @param token the bearer token writes (POST, PUT, DELETE) need, as allot server's --api-token; empty (the
+   *              default): writes are open to anyone who reaches the port
+   * @param pools the pools whose tasks it serves; default: every pool
+   */
+  public record ApiSettings(
+      @DefaultValue("false") boolean enabled,
+      @DefaultValue("9091") int port,
+      @DefaultValue("") String token,
+      java.util.List<String> pools) {
+
+    /** The settings; pools never null. */
+    public ApiSettings {
+      pools = pools == null ? java.util.List.of() : java.util.List.copyOf(pools);
+    }
   }
 }

@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import javax.sql.DataSource;
 import org.postgresql.util.PSQLException;
 import org.postgresql.util.ServerErrorMessage;
 import org.slf4j.Logger;
@@ -87,6 +88,8 @@ final class PgJdbc implements AutoCloseable {
   private final Properties directProps;
   private final Semaphore directPermits;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** The application's DataSource every connection comes from (see {@link PgBorrowed}), or null: the URL's. */
+  private final DataSource borrowed;
   /** Set after a connection-level failure, cleared by the next pooled success. */
   private volatile String downReason;
   /** True when the server is probably reachable again (see the class comment); set once by the store. */
@@ -98,7 +101,16 @@ final class PgJdbc implements AutoCloseable {
    * @throws StoreUnavailableException if the server cannot be reached
    */
   PgJdbc(PostgresStoreConfig config) {
+    this(config, null);
+  }
+
+  /**
+   * Opens the pool over {@code borrowed} (the application's DataSource, never closed here; its connections are
+   * reset when the store gives them back, {@link PgBorrowed}), or over the URL when it is null.
+   */
+  PgJdbc(PostgresStoreConfig config, DataSource borrowed) {
     this.config = config;
+    this.borrowed = borrowed == null ? null : PgBorrowed.resetting(borrowed);
     this.where = config.describe();
     PostgresUrl url = config.url();
     this.directProps = connectionProperties(config.applicationName());
@@ -106,14 +118,18 @@ final class PgJdbc implements AutoCloseable {
 
     HikariConfig hc = new HikariConfig();
     hc.setPoolName("allot-pg-" + POOLS.incrementAndGet());
-    hc.setJdbcUrl(url.jdbcUrl());
-    if (url.user() != null) {
-      hc.setUsername(url.user());
+    if (this.borrowed != null) {
+      hc.setDataSource(this.borrowed);
+    } else {
+      hc.setJdbcUrl(url.jdbcUrl());
+      if (url.user() != null) {
+        hc.setUsername(url.user());
+      }
+      if (url.password() != null) {
+        hc.setPassword(url.password());
+      }
+      driverDefaults(config.applicationName()).forEach((k, v) -> hc.addDataSourceProperty((String) k, v));
     }
-    if (url.password() != null) {
-      hc.setPassword(url.password());
-    }
-    driverDefaults(config.applicationName()).forEach((k, v) -> hc.addDataSourceProperty((String) k, v));
     hc.setMaximumPoolSize(config.maxPoolSize());
     hc.setMinimumIdle(1); // keeps HikariCP reconnecting in the background while the server is down
     hc.setConnectionTimeout(config.connectionTimeout().toMillis());
@@ -145,7 +161,8 @@ final class PgJdbc implements AutoCloseable {
 
   /** Opens an unpooled connection (the LISTEN connection) with {@code applicationName}. */
   Connection unpooledConnection(String applicationName) throws SQLException {
-    Connection c = driver.connect(config.url().jdbcUrl(), connectionProperties(applicationName));
+    Connection c = borrowed != null ? borrowed.getConnection()
+        : driver.connect(config.url().jdbcUrl(), connectionProperties(applicationName));
     if (c == null) {
       throw new SQLException("pgjdbc does not accept the URL " + config.url().description());
     }

@@ -97,8 +97,11 @@ public final class PostgresStore extends AbstractStore {
    * @throws StoreUnavailableException if the server cannot be reached (the message names the URL, without password)
    */
   public static PostgresStore connect(PostgresStoreConfig config) {
-    Objects.requireNonNull(config, "config");
-    PgJdbc db = new PgJdbc(config);
+    return open(Objects.requireNonNull(config, "config"), new PgJdbc(config));
+  }
+
+  /** The store over {@code db}: checks the server, prepares the schema (closing {@code db} if either fails). */
+  private static PostgresStore open(PostgresStoreConfig config, PgJdbc db) {
     PgDurability.Assessment durability = checkServer(config, db);
     prepareSchema(config, db);
     Safety safety = new Safety(config.lostStateGuard(), config.clockMargin(), durability.lossPossible(),
@@ -223,5 +226,31 @@ public final class PostgresStore extends AbstractStore {
             rs.getString(1));
       }
     }
+  }
+
+  /**
+   * Connects through the application's {@code dataSource} instead of a URL: the store's small pool (at most
+   * {@link PostgresStoreConfig#maxPoolSize()} connections) and its LISTEN connection are borrowed from it, and given
+   * back reset ({@code statement_timeout}, {@code LISTEN}s); {@link #close()} gives them back and leaves the
+   * DataSource open (its owner closes it). Schema creation, migration and the durability check are those of
+   * {@link #connect(PostgresStoreConfig)}. The DataSource's own settings (credentials, SSL, timeouts) apply; the
+   * store's pgjdbc settings ({@code socketTimeout}, {@code connectTimeout}, {@code ApplicationName}) do not.
+   *
+   * @param settings the store's settings (schema, lost-state guard, clock margin, pool size, ...) on a builder whose
+   *     URL is the DataSource's (read from a connection's metadata, it names the store in messages)
+   * @throws IllegalArgumentException if the DataSource is not PostgreSQL's
+   * @throws StoreUnavailableException if the DataSource gives no connection
+   */
+  public static PostgresStore connect(javax.sql.DataSource dataSource,
+      java.util.function.UnaryOperator<PostgresStoreConfig.Builder> settings) {
+    Objects.requireNonNull(dataSource, "dataSource");
+    PostgresStoreConfig config = settings.apply(PostgresStoreConfig.builder(PgBorrowed.urlOf(dataSource))).build();
+    return open(config, new PgJdbc(config, dataSource));
+  }
+
+  /** Connects through {@code dataSource} (see the method above) using {@code schema} (created if missing). */
+  public static PostgresStore connect(javax.sql.DataSource dataSource, String schema) {
+    Objects.requireNonNull(schema, "schema");
+    return connect(dataSource, b -> b.schema(schema));
   }
 }

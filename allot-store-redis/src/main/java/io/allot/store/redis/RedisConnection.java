@@ -56,6 +56,8 @@ final class RedisConnection {
   private final RedisClusterCommands<String, String> redis;
   private final Supplier<StatefulRedisPubSubConnection<String, String>> pubSubFactory;
   private final AtomicBoolean closed = new AtomicBoolean();
+  /** Whether {@code client} is the application's: {@link #close} then leaves it (and its resources) open. */
+  private final boolean borrowed;
 
   /**
    * Connects (eagerly) and preloads the scripts.
@@ -94,8 +96,33 @@ final class RedisConnection {
       throw new StoreUnavailableException("cannot connect to " + where + ": " + rootMessage(e), e);
     }
     this.client = c;
+    this.borrowed = false;
     loadScripts();
     log.info("connected to {}", where);
+  }
+
+  /**
+   * Connects (eagerly) through the application's {@code client} to {@code uri}, with the client's options and
+   * resources, and preloads the scripts; {@link #close} closes this store's connections, never the client.
+   *
+   * @throws StoreUnavailableException if the server does not answer
+   */
+  RedisConnection(RedisStoreConfig config, RedisClient client, RedisURI uri) {
+    this.config = config;
+    this.where = config.describe();
+    this.resources = client.getResources();
+    this.client = client;
+    this.borrowed = true;
+    try {
+      var conn = client.connect(uri);
+      this.connection = conn;
+      this.redis = conn.sync();
+    } catch (RuntimeException e) {
+      throw new StoreUnavailableException("cannot connect to " + where + ": " + rootMessage(e), e);
+    }
+    this.pubSubFactory = () -> client.connectPubSub(uri);
+    loadScripts();
+    log.info("connected to {} through the application's RedisClient", where);
   }
 
   RedisStoreConfig config() {
@@ -216,7 +243,9 @@ final class RedisConnection {
       first.run();
     } finally {
       closeQuietly(connection);
-      shutdown(client, resources);
+      if (!borrowed) {
+        shutdown(client, resources);
+      }
       log.info("closed connection to {}", where);
     }
   }

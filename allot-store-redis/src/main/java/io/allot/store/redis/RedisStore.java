@@ -7,7 +7,13 @@ import io.allot.store.Safety;
 import io.allot.store.Store;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.spi.AbstractStore;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisClient;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link Store} on Redis (standalone or Redis Cluster), through Lettuce. Open one with
@@ -35,6 +41,8 @@ import java.util.Objects;
  * Each store owns its Lettuce client resources (2 I/O threads): share one per process.
  */
 public final class RedisStore extends AbstractStore {
+  private static final Logger log = LoggerFactory.getLogger(RedisStore.class);
+
   private final RedisConnection connection;
   private final RedisNotifications notifications;
 
@@ -55,13 +63,22 @@ public final class RedisStore extends AbstractStore {
    *     {@link RedisStoreConfig#allowEviction()} (the message names the setting)
    */
   public static RedisStore connect(RedisStoreConfig config) {
-    RedisConnection connection = new RedisConnection(Objects.requireNonNull(config, "config"));
+    return open(new RedisConnection(Objects.requireNonNull(config, "config")), List.of());
+  }
+
+  /** The store over {@code connection} once its durability check passed ({@code more} added to its findings). */
+  private static RedisStore open(RedisConnection connection, List<String> more) {
     Safety safety;
     try {
       safety = RedisDurability.check(connection);
     } catch (RuntimeException e) {
       connection.close(() -> { });
       throw e;
+    }
+    if (!more.isEmpty()) {
+      List<String> findings = new ArrayList<>(safety.findings());
+      findings.addAll(more);
+      safety = new Safety(safety.lostStateGuard(), safety.clockMargin(), safety.lossPossible(), findings);
     }
     return new RedisStore(connection, safety, new RedisSeedKeys(connection), new RedisNotifications(connection));
   }
@@ -121,5 +138,32 @@ public final class RedisStore extends AbstractStore {
   @Override
   public void close() {
     connection.close(notifications::close);
+  }
+
+  /**
+   * Connects (eagerly) through the application's Lettuce {@code client}: its event loops and client options are
+   * reused, {@code config} gives the server (one address: a {@link RedisClient} is standalone), credentials, database,
+   * TLS, command timeout and the safety settings. The durability check and script loading are those of
+   * {@link #connect(RedisStoreConfig)}. {@link #close()} closes the store's connections and leaves the client open
+   * (its owner shuts it down). allot's own clients reject commands while disconnected, so a write a caller gave up on
+   * is never applied later; a client that buffers them instead is reported in {@link #safety()}'s findings.
+   *
+   * @throws IllegalArgumentException if {@code config} is a Cluster's, or the server must not be used (see above)
+   * @throws StoreUnavailableException if the server does not answer
+   */
+  public static RedisStore connect(RedisClient client, RedisStoreConfig config) {
+    Objects.requireNonNull(client, "client");
+    if (config.cluster() || config.addresses().size() != 1) {
+      throw new IllegalArgumentException("a RedisClient serves one standalone server, not " + config.describe());
+    }
+    List<String> findings = new ArrayList<>();
+    ClientOptions.DisconnectedBehavior whileDown = client.getOptions().getDisconnectedBehavior();
+    if (whileDown != ClientOptions.DisconnectedBehavior.REJECT_COMMANDS) {
+      findings.add(config.describe() + ": the application's RedisClient queues commands while disconnected "
+          + "(ClientOptions.disconnectedBehavior " + whileDown + "): a write a caller gave up on may be applied "
+          + "after the reconnect; set it to REJECT_COMMANDS");
+      log.warn("{}", findings.get(0));
+    }
+    return open(new RedisConnection(config, client, LettuceClients.uri(config.addresses().get(0), config)), findings);
   }
 }
