@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -15,20 +13,10 @@ import picocli.CommandLine.ParameterException;
 /** The command line: options of {@code assign}, exit codes, and the JSON of a whole quick run. */
 class BenchMainTest {
 
-  /** What one {@link BenchMain#execute} printed and returned. */
-  private record Run(int code, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-    return new Run(code, out.toString(), err.toString());
-  }
-
   @Test
   void quickJsonRunParsesAndHoldsTheQuickGrid() throws Exception {
     AssignRunner.warmupMillis = 50; // the figures are not looked at, only the document
-    Run r = run("assign", "--quick", "--json");
+    BenchRun r = BenchRun.of("assign", "--quick", "--json");
     assertThat(r.code()).as(r.err()).isZero();
     JsonNode doc = new ObjectMapper().readTree(r.out());
     assertThat(doc.get("options").get("quick").asBoolean()).isTrue();
@@ -47,7 +35,7 @@ class BenchMainTest {
 
   /** Runs a bad command line: exit code 2, nothing on stdout, stderr begins with the message, then the usage. */
   private static void assertBadUsage(String message, String usage, String... args) {
-    Run r = run(args);
+    BenchRun r = BenchRun.of(args);
     assertThat(r.code()).as(r.err()).isEqualTo(2);
     assertThat(r.out()).isEmpty();
     assertThat(r.err()).startsWith(message).contains("Usage: " + usage);
@@ -67,10 +55,10 @@ class BenchMainTest {
   @Test
   void everyBenchTakesTheOneStoreOptionAndABadStoreIsBadUsageNamingIt() {
     for (String bench : List.of("distributor", "failover", "handoff", "route")) {
-      Run help = run(bench, "--help");
+      BenchRun help = BenchRun.of(bench, "--help");
       assertThat(help.out().replaceAll("\\s+", " ")).as(bench).contains("-store, --store=URI").contains("Env STORE.");
     }
-    Run r = run("handoff", "-store", "nosuch://x");
+    BenchRun r = BenchRun.of("handoff", "-store", "nosuch://x");
     assertThat(r.code()).as(r.err()).isEqualTo(2);
     assertThat(r.out()).isEmpty();
     assertThat(r.err()).contains("'nosuch://x'").contains("Usage: allot bench handoff");
@@ -78,7 +66,7 @@ class BenchMainTest {
 
   @Test
   void helpExitsWith0() {
-    Run help = run("assign", "--help");
+    BenchRun help = BenchRun.of("assign", "--help");
     assertThat(help.code()).isZero();
     assertThat(help.out()).contains("Usage: allot bench assign", "--quick", "--json", "--strategies", "rendezvous-unbounded",
         "--sizes", "--members", "--ratios", "--repeat");

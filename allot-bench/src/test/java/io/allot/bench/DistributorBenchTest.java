@@ -3,8 +3,6 @@ package io.allot.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.testkit.TestServers;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -13,13 +11,11 @@ class DistributorBenchTest {
 
   @Test
   void aSmallRunPrintsEveryFigure() {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), "distributor",
+    BenchRun r = BenchRun.of("distributor",
         "--members", "40", "--ping-members", "2", "--units", "800", "--events", "2", "--steady", "2",
         "--member-ttl", "3000", "--heap", "256m", "--store", TestServers.redisUri());
-    assertThat(code).as(err.toString()).isZero();
-    assertThat(out.toString()).contains("first table published", "steady window", "% of one core", "heap: max used",
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("first table published", "steady window", "% of one core", "heap: max used",
         "registration", "affinity change", "deregistration", "death", "table write of one change");
   }
 

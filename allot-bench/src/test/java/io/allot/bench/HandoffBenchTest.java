@@ -2,8 +2,6 @@ package io.allot.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,18 +10,9 @@ import org.junit.jupiter.api.Test;
  */
 class HandoffBenchTest {
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-    return new Run(code, out.toString(), err.toString());
-  }
-
   @Test
   void aSmallRollingRestartAndAJoinRunWithoutOverlaps() {
-    Run r = run("handoff", "--store", "memory:", "--workers", "2", "--units", "120", "--settle-timeout", "60",
+    BenchRun r = BenchRun.of("handoff", "--store", "memory:", "--workers", "2", "--units", "120", "--settle-timeout", "60",
         "--max-moves", "4", "--claim-batch", "16");
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("restart 1: drain of m0", "restart 2: join of m3", "join of a member to 2",
@@ -45,7 +34,7 @@ class HandoffBenchTest {
     String[] all = new String[args.length + 1];
     all[0] = "handoff";
     System.arraycopy(args, 0, all, 1, args.length);
-    Run r = run(all);
+    BenchRun r = BenchRun.of(all);
     assertThat(r.code()).as(r.err()).isEqualTo(2);
     assertThat(r.err()).startsWith(error);
   }

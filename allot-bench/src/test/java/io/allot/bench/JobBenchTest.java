@@ -3,8 +3,6 @@ package io.allot.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.testkit.TestServers;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,18 +12,9 @@ import org.junit.jupiter.api.Test;
  */
 class JobBenchTest {
 
-  private record Run(int code, String out, String err) {}
-
-  private static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), args);
-    return new Run(code, out.toString(), err.toString());
-  }
-
   @Test
   void aTinyRunFinishesEveryJobOnBothSystemsAndBothStores() {
-    Run r = run("jobs", "--quick", "--jobs", "500", "--claims", "50", "--postgres", TestServers.postgresUri(),
+    BenchRun r = BenchRun.of("jobs", "--quick", "--jobs", "500", "--claims", "50", "--postgres", TestServers.postgresUri(),
         "--redis", TestServers.redisUri());
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("reference: single-row UPDATE",
@@ -36,10 +25,10 @@ class JobBenchTest {
 
   @Test
   void badOptionsAreNamed() {
-    Run r = run("jobs", "--jobs", "0");
+    BenchRun r = BenchRun.of("jobs", "--jobs", "0");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).startsWith("--jobs must be at least 1 but was 0");
-    Run s = run("jobs", "--enqueue-batch", "20000");
+    BenchRun s = BenchRun.of("jobs", "--enqueue-batch", "20000");
     assertThat(s.code()).isEqualTo(2);
     assertThat(s.err()).startsWith("--enqueue-batch must be in [1, 10000]");
   }

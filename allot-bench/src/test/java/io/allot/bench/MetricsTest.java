@@ -20,6 +20,12 @@ class MetricsTest {
     return Table.of(m);
   }
 
+  /** Asserts how many units moved from {@code before} to {@code after} and how few had to. */
+  private static void assertMoves(Table before, Table after, long moved, long optimum) {
+    assertThat(Metrics.moved(before, after)).as("moved").isEqualTo(moved);
+    assertThat(Metrics.optimum(before, after)).as("optimum").isEqualTo(optimum);
+  }
+
   @Test
   void maxOverCeilIsTheWorstExcessOverTheRoundedUpWeightedShare() {
     // 6 units, weights 1, 2, 1: shares 1.5, 3, 1.5, bounds 2, 3, 2
@@ -37,8 +43,7 @@ class MetricsTest {
   void aMinimalLeaveMovesExactlyTheOptimum() {
     Table before = table("a", "u1,u2,u3", "b", "u4,u5", "c", "u6");
     Table after = table("a", "u1,u2,u3,u4", "c", "u6,u5");
-    assertThat(Metrics.moved(before, after)).isEqualTo(2);
-    assertThat(Metrics.optimum(before, after)).isEqualTo(2);
+    assertMoves(before, after, 2, 2);
     assertThat(Metrics.ratio(2, 2)).isEqualTo(1.0);
   }
 
@@ -46,16 +51,14 @@ class MetricsTest {
   void aGratuitousMoveCountsButTheOptimumDoesNot() {
     Table before = table("a", "u1,u2,u3", "b", "u4,u5", "c", "u6");
     Table after = table("a", "u1,u2,u4", "c", "u6,u5,u3");
-    assertThat(Metrics.moved(before, after)).isEqualTo(3);
-    assertThat(Metrics.optimum(before, after)).isEqualTo(2);
+    assertMoves(before, after, 3, 2);
   }
 
   @Test
   void aJoinsOptimumIsWhatTheNewcomerTakes() {
     Table before = table("a", "u1,u2,u3", "b", "u4,u5,u6");
     Table after = table("a", "u1,u2", "b", "u4,u5", "n", "u3,u6");
-    assertThat(Metrics.moved(before, after)).isEqualTo(2);
-    assertThat(Metrics.optimum(before, after)).isEqualTo(2);
+    assertMoves(before, after, 2, 2);
   }
 
   @Test

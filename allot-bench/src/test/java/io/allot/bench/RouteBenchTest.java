@@ -2,8 +2,6 @@ package io.allot.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -14,12 +12,10 @@ class RouteBenchTest {
 
   @Test
   void aTinyRunReportsEveryPart() {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = BenchMain.execute(new PrintWriter(out, true), new PrintWriter(err, true), "route", "--quick",
+    BenchRun r = BenchRun.of("route", "--quick",
         "--picks", "20000", "--seconds", "1", "--events", "2", "--calls", "2000");
-    assertThat(code).as(out + "\n" + err).isZero();
-    assertThat(out.toString()).contains("resolver: a join or deregistration", "pick cost, 5 READY backends", "pick cost, 50 READY backends",
+    assertThat(r.code()).as(r.out() + "\n" + r.err()).isZero();
+    assertThat(r.out()).contains("resolver: a join or deregistration", "pick cost, 5 READY backends", "pick cost, 50 READY backends",
         "allot_owner", "round_robin", "least_request_experimental",
         "one slow backend of 5", "allot_least_request p99 is",
         "owner routing in a handoff storm", "first-hit owner share",

@@ -11,53 +11,45 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code allot job enqueue|stats|retry|ignore} against PostgreSQL (a schema of the test's own). */
 class JobCommandTest {
+  @AutoClose // drops the schema after each test
   private final PostgresSchema schema = PostgresSchema.create("allot_qc");
   @TempDir Path dir;
-
-  private String uri() {
-    return schema.uri();
-  }
-
-  @AfterEach
-  void dropSchema() {
-    schema.close();
-  }
 
   @Test
   void enqueueStatsRetryAndIgnore() throws Exception {
     Path f = dir.resolve("jobs.tsv");
     Files.writeString(f, "a\nb\t{\"to\":\"x\"}\nc\n");
-    CliRun r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "mail", "--file", f.toString(),
+    CliRun r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "mail", "--file", f.toString(),
         "--max-attempts", "2");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("enqueued 3 of 3 jobs into queue mail (0 already there)");
-    r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "mail", "--file", f.toString());
+    r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "mail", "--file", f.toString());
     assertThat(r.out()).contains("enqueued 0 of 3 jobs into queue mail (3 already there)");
 
-    try (PostgresStore s = PostgresStore.connect(uri())) {
+    try (PostgresStore s = PostgresStore.connect(schema.uri())) {
       JobQueue q = s.jobQueue("mail");
       assertThat(q.get("b").orElseThrow().data()).isEqualTo("{\"to\":\"x\"}");
       assertThat(q.get("b").orElseThrow().maxAttempts()).isEqualTo(2);
       ClaimedJob c = q.claim("w", 1, Duration.ofMinutes(1)).get(0);
       q.fail(c.key(), c.token(), "smtp said no", Duration.ofHours(1));
     }
-    r = CliRun.of("job", "stats", "-store", uri(), "--queue", "mail");
+    r = CliRun.of("job", "stats", "-store", schema.uri(), "--queue", "mail");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).containsPattern("todo\\s+\\( 0\\)\\s+2").containsPattern("failed\\s+\\(20\\)\\s+1")
         .contains("smtp said no").contains("total");
 
-    r = CliRun.of("job", "ignore", "-store", uri(), "--queue", "mail", "a", "c");
+    r = CliRun.of("job", "ignore", "-store", schema.uri(), "--queue", "mail", "a", "c");
     assertThat(r.out()).contains("ignored 2 of 2 jobs in queue mail");
-    r = CliRun.of("job", "retry", "-store", uri(), "--queue", "mail", "a", "missing");
+    r = CliRun.of("job", "retry", "-store", schema.uri(), "--queue", "mail", "a", "missing");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).contains("retried 1 of 2 jobs");
-    try (PostgresStore s = PostgresStore.connect(uri())) {
+    try (PostgresStore s = PostgresStore.connect(schema.uri())) {
       assertThat(s.jobQueue("mail").get("a").orElseThrow().status()).isEqualTo(JobStatus.TODO);
       assertThat(s.jobQueue("mail").get("c").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
     }
@@ -67,31 +59,31 @@ class JobCommandTest {
   void badInputIsNamedAndNothingIsEnqueued() throws Exception {
     Path f = dir.resolve("bad.tsv");
     Files.writeString(f, "ok1\n\nok2\n");
-    CliRun r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "q", "--file", f.toString());
+    CliRun r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "q", "--file", f.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("line 2: job key must be non-empty").contains("nothing enqueued");
 
     Files.writeString(f, "ok1\n" + "k".repeat(1025) + "\n");
-    r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "q", "--file", f.toString());
+    r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "q", "--file", f.toString());
     assertThat(r.err()).contains("line 2: job key 'kkkk").contains("1025 bytes; at most 1024");
 
     Files.write(f, new byte[] {'o', 'k', '\n', (byte) 0xff, (byte) 0xfe, '\n'});
-    r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "q", "--file", f.toString());
+    r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "q", "--file", f.toString());
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("not valid UTF-8");
 
     Files.writeString(f, "x\ty\nx\tz\n", StandardCharsets.UTF_8);
-    r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "q", "--file", f.toString());
+    r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "q", "--file", f.toString());
     assertThat(r.err()).contains("line 2: job key 'x' is also on line 1");
 
-    r = CliRun.of("job", "enqueue", "-store", uri(), "--queue", "bad\tname", "--file", f.toString());
+    r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "bad\tname", "--file", f.toString());
     assertThat(r.code()).isEqualTo(2);
 
-    r = CliRun.of("job", "stats", "-store", uri(), "--queue", "q".repeat(300));
+    r = CliRun.of("job", "stats", "-store", schema.uri(), "--queue", "q".repeat(300));
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).contains("--queue: queue name").contains("at most 200");
 
-    try (PostgresStore s = PostgresStore.connect(uri())) {
+    try (PostgresStore s = PostgresStore.connect(schema.uri())) {
       assertThat(s.jobQueue("q").stats(0).total()).isZero();
     }
   }

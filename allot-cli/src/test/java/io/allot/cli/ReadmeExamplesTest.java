@@ -35,43 +35,43 @@ class ReadmeExamplesTest {
 
   @Test
   void theFencingSnippetStandsInReadmeFenceExample() throws IOException {
-    List<String> block = javaBlocks(ROOT.resolve("README.md")).get(1);
-    List<String> source = lines(ROOT.resolve("allot-fence/src/test/java/io/allot/fence/ReadmeFenceExample.java"));
-    assertThat(Collections.indexOfSubList(source, block))
-        .as("README's fencing snippet, line for line, in ReadmeFenceExample.java:%n%s", String.join("\n", block))
-        .isNotNegative();
+    assertStandsIn(javaBlocks(ROOT.resolve("README.md")).get(1), "fencing",
+        "allot-fence/src/test/java/io/allot/fence/ReadmeFenceExample.java");
   }
 
   @Test
   void theJobSnippetStandsInReadmeJobExample() throws IOException {
-    List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
-        .filter(b -> String.join("\n", b).contains("JobWorker.builder")).findFirst().orElseThrow();
-    List<String> source = lines(ROOT.resolve("allot-jobs/src/test/java/io/allot/jobs/ReadmeJobExample.java"));
-    assertThat(Collections.indexOfSubList(source, block))
-        .as("README's job snippet, line for line, in ReadmeJobExample.java:%n%s", String.join("\n", block))
-        .isNotNegative();
+    assertStandsIn(readmeBlockWith("JobWorker.builder"), "job",
+        "allot-jobs/src/test/java/io/allot/jobs/ReadmeJobExample.java");
   }
 
   @Test
   void theTaskSnippetStandsInReadmeTaskExample() throws IOException {
-    List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
-        .filter(b -> String.join("\n", b).contains("TaskRunner.builder")).findFirst().orElseThrow();
-    List<String> source = lines(ROOT.resolve("allot-tasks/src/test/java/io/allot/tasks/ReadmeTaskExample.java"));
-    assertThat(Collections.indexOfSubList(source, block))
-        .as("README's task snippet, line for line, in ReadmeTaskExample.java:%n%s", String.join("\n", block))
-        .isNotNegative();
+    assertStandsIn(readmeBlockWith("TaskRunner.builder"), "task",
+        "allot-tasks/src/test/java/io/allot/tasks/ReadmeTaskExample.java");
   }
 
   @Test
   void theRoutingSnippetStandsInReadmeRouteExample() throws IOException {
-    List<String> source = lines(ROOT.resolve("allot-route/src/test/java/io/allot/route/ReadmeRouteExample.java"));
     for (String marker : List.of("allot://services", "AllotRouting.KEY")) {
-      List<String> block = javaBlocks(ROOT.resolve("README.md")).stream()
-          .filter(b -> String.join("\n", b).contains(marker)).findFirst().orElseThrow();
-      assertThat(Collections.indexOfSubList(source, block))
-          .as("README's routing snippet, line for line, in ReadmeRouteExample.java:%n%s", String.join("\n", block))
-          .isNotNegative();
+      assertStandsIn(readmeBlockWith(marker), "routing",
+          "allot-route/src/test/java/io/allot/route/ReadmeRouteExample.java");
     }
+  }
+
+  /** The first Java block of README.md that contains {@code marker}. */
+  private static List<String> readmeBlockWith(String marker) throws IOException {
+    return javaBlocks(ROOT.resolve("README.md")).stream()
+        .filter(b -> String.join("\n", b).contains(marker)).findFirst().orElseThrow();
+  }
+
+  /** Asserts that README's {@code what} snippet {@code block} stands, line for line, in the file {@code path}. */
+  private static void assertStandsIn(List<String> block, String what, String path) throws IOException {
+    List<String> source = lines(ROOT.resolve(path));
+    assertThat(Collections.indexOfSubList(source, block))
+        .as("README's %s snippet, line for line, in %s:%n%s", what, Path.of(path).getFileName(),
+            String.join("\n", block))
+        .isNotNegative();
   }
 
   private static List<List<String>> javaBlocks(Path markdown) throws IOException {

@@ -11,17 +11,13 @@ import io.allot.store.Tables;
 import io.allot.testkit.PostgresSchema;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** {@code allot route} and {@code allot route weights} against PostgreSQL (a schema of the test's own). */
 class RouteCommandTest {
+  @AutoClose // drops the schema after each test
   private final PostgresSchema schema = PostgresSchema.create("allot_rc");
-
-  @AfterEach
-  void dropSchema() {
-    schema.close();
-  }
 
   @Test
   void printsTheOwnerOrTheFallbackMarkedAsSuch() {

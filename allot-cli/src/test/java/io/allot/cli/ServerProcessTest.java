@@ -146,31 +146,13 @@ class ServerProcessTest {
   @Test
   void servesMetricsVersionHealthAndReleasesLeadershipOnSigterm() throws Exception {
     String p = "proc-" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    Process proc =
-        allot("server", "-redis-addrs", "127.0.0.1:6379", "-prom-port", "0", "-services-namespaces", p + "services",
-                "-workunits-namespace", p + "units", "-distribution-namespace", p + "table", "-poll-interval", "200ms",
-                "-ping-timeout", "200ms", "-leader-ttl", "60s")
-            .redirectErrorStream(true)
-            .start();
     CompletableFuture<Integer> port = new CompletableFuture<>();
     StringBuffer log = new StringBuffer();
-    Thread reader = new Thread(() -> {
-      Pattern pat = Pattern.compile("metrics on :(\\d+)/metrics");
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(proc.getInputStream(), StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          log.append(line).append('\n');
-          Matcher m = pat.matcher(line);
-          if (m.find()) {
-            port.complete(Integer.parseInt(m.group(1)));
-          }
-        }
-      } catch (Exception ignored) {
-        // ended
-      }
-      port.complete(-1);
-    });
-    reader.setDaemon(true);
-    reader.start();
+    Process proc = ApiProcessTest.start(
+        allot("server", "-redis-addrs", "127.0.0.1:6379", "-prom-port", "0", "-services-namespaces", p + "services",
+                "-workunits-namespace", p + "units", "-distribution-namespace", p + "table", "-poll-interval", "200ms",
+                "-ping-timeout", "200ms", "-leader-ttl", "60s"),
+        Pattern.compile("metrics on :(\\d+)/metrics"), port, log);
     try (Store redis = Stores.open("redis://127.0.0.1:6379")) {
       int prom = port.get(30, TimeUnit.SECONDS);
       assertThat(prom).as(log.toString()).isPositive();

@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,12 +21,8 @@ import org.junit.jupiter.api.Test;
  * the queue's jobs to two endpoints; the leader is closed half way and the standby finishes the queue.
  */
 class PostgresJobDispatcherTest {
+  @AutoClose // drops the schema after each test
   private final PostgresSchema schema = PostgresSchema.create("allot_qd");
-
-  @AfterEach
-  void drop() {
-    schema.close();
-  }
 
   @Test
   void everyJobFinishesExactlyOnceAcrossALeaderChange() throws Exception {

@@ -13,27 +13,19 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
 /** Two workers, each with its own store client (as two processes), share one PostgreSQL queue. */
 class PostgresJobWorkerTest {
+  @AutoClose // drops the schema after each test
   private final PostgresSchema schema = PostgresSchema.create("allot_qw");
-
-  private String uri() {
-    return schema.uri();
-  }
-
-  @AfterEach
-  void dropSchema() {
-    schema.close();
-  }
 
   @Test
   void twoWorkersFinishEveryJobExactlyOnce() {
     int n = 2000;
     List<String> accepted = Collections.synchronizedList(new ArrayList<>());
-    try (PostgresStore a = PostgresStore.connect(uri()); PostgresStore b = PostgresStore.connect(uri())) {
+    try (PostgresStore a = PostgresStore.connect(schema.uri()); PostgresStore b = PostgresStore.connect(schema.uri())) {
       JobQueue qa = a.jobQueue("jobs");
       for (int i = 0; i < n; i += 500) {
         int from = i;

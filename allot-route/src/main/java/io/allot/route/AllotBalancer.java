@@ -25,8 +25,11 @@ import java.util.Set;
  * <p>Client-side health checking is not applied (a member's lease already says whether it is there). Everything
  * except the pickers runs on the channel's synchronization context.
  */
-abstract class AllotBalancer extends LoadBalancer {
+abstract class AllotBalancer<C> extends LoadBalancer {
   protected final Helper helper;
+  private final Class<C> configType;
+  // confined to the synchronization context
+  private C config;
   // confined to the synchronization context
   private final Map<List<SocketAddress>, Backend> backends = new LinkedHashMap<>();
   private RouteTable table = RouteTable.empty(RouteTable.DEFAULT_TABLE_KEY);
@@ -35,12 +38,17 @@ abstract class AllotBalancer extends LoadBalancer {
   private ConnectivityState state;
   private SubchannelPicker current;
 
-  AllotBalancer(Helper helper) {
+  /** A balancer whose config is {@code defaultConfig} until a resolution brings one of {@code configType}. */
+  AllotBalancer(Helper helper, Class<C> configType, C defaultConfig) {
     this.helper = Objects.requireNonNull(helper, "helper");
+    this.configType = Objects.requireNonNull(configType, "configType");
+    this.config = Objects.requireNonNull(defaultConfig, "defaultConfig");
   }
 
-  /** Takes the policy's parsed config (as its provider parsed it); called before every picker update. */
-  protected abstract void configure(Object config);
+  /** The policy's config as its provider parsed it, from the last resolution that had one (else the default). */
+  protected final C config() {
+    return config;
+  }
 
   /** A picker over {@code ready} (non-empty, in resolver order: sorted by member id). */
   protected abstract SubchannelPicker picker(List<Backend> ready);
@@ -69,7 +77,10 @@ abstract class AllotBalancer extends LoadBalancer {
           "allot: no live member in " + target())));
       return Status.OK;
     }
-    configure(resolved.getLoadBalancingPolicyConfig());
+    Object c = resolved.getLoadBalancingPolicyConfig();
+    if (configType.isInstance(c)) {
+      config = configType.cast(c);
+    }
     Attributes attrs = resolved.getAttributes();
     RouteTable t = attrs.get(AllotRouting.TABLE);
     table = t == null ? RouteTable.empty(RouteTable.DEFAULT_TABLE_KEY) : t;

@@ -95,10 +95,7 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new AllotBalancer(helper) {
-        @Override
-        protected void configure(Object config) {}
-
+      return new AllotBalancer<>(helper, Boolean.class, true) {
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
           return strategy.picker(ready);
@@ -150,20 +147,10 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new AllotBalancer(helper) {
-        /** Confined to the synchronization context. */
-        private LeastRequestConfig config = new LeastRequestConfig(2, true);
-
-        @Override
-        protected void configure(Object c) {
-          if (c instanceof LeastRequestConfig lrc) {
-            config = lrc;
-          }
-        }
-
+      return new AllotBalancer<>(helper, LeastRequestConfig.class, new LeastRequestConfig(2, true)) {
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
-          return new Pickers.LeastRequest(ready, config.choiceCount(), config.latencyAware());
+          return new Pickers.LeastRequest(ready, config().choiceCount(), config().latencyAware());
         }
       };
     }
@@ -202,24 +189,14 @@ public final class AllotPolicies {
     }
   }
 
-  static final class CanaryBalancer extends AllotBalancer {
-    /** Confined to the synchronization context. */
-    private CanaryConfig config = new CanaryConfig(Map.of(), false);
-
+  static final class CanaryBalancer extends AllotBalancer<CanaryConfig> {
     CanaryBalancer(Helper helper) {
-      super(helper);
-    }
-
-    @Override
-    protected void configure(Object c) {
-      if (c instanceof CanaryConfig cc) {
-        config = cc;
-      }
+      super(helper, CanaryConfig.class, new CanaryConfig(Map.of(), false));
     }
 
     @Override
     protected SubchannelPicker picker(List<Backend> ready) {
-      Map<String, Integer> weights = liveWeights().isEmpty() ? config.weights() : liveWeights();
+      Map<String, Integer> weights = liveWeights().isEmpty() ? config().weights() : liveWeights();
       Map<String, List<Backend>> byVersion = new LinkedHashMap<>();
       for (Backend b : ready) {
         Integer w = weights.get(b.member.version());
@@ -238,7 +215,7 @@ public final class AllotPolicies {
         w[i] = weights.get(versions[i]);
         members[i] = byVersion.get(versions[i]).toArray(Backend[]::new);
       }
-      return new CanaryPicker(versions, w, members, config.sticky());
+      return new CanaryPicker(versions, w, members, config().sticky());
     }
   }
 
@@ -327,20 +304,10 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new AllotBalancer(helper) {
-        /** Confined to the synchronization context. */
-        private Pickers.Strategy fallback = Pickers.Strategy.ROUND_ROBIN;
-
-        @Override
-        protected void configure(Object config) {
-          if (config instanceof OwnerConfig c) {
-            fallback = c.fallback();
-          }
-        }
-
+      return new AllotBalancer<>(helper, OwnerConfig.class, new OwnerConfig(Pickers.Strategy.ROUND_ROBIN)) {
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
-          return new OwnerPicker(table(), ready, fallback.picker(ready));
+          return new OwnerPicker(table(), ready, config().fallback().picker(ready));
         }
       };
     }

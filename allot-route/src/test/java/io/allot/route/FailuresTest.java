@@ -51,11 +51,8 @@ class FailuresTest {
         String childId = line.substring("READY ".length());
         ManagedChannel ch = fleet.channel("round_robin", Map.of(), null);
         Loopback.warm(ch, List.of(local.id, childId));
-        ResolverTest.Recorder rec = new ResolverTest.Recorder();
-        io.grpc.NameResolver r = new AllotNameResolverProvider().newNameResolver(
-            java.net.URI.create("allot://" + fleet.pool), ResolverTest.args(sk.store));
-        r.start(rec);
-        try {
+        try (ResolverTest.Recorder rec =
+            ResolverTest.Recorder.resolving("allot://" + fleet.pool, ResolverTest.args(sk.store))) {
           rec.seen(0, java.util.Set.of(local.id, childId));
           long leaseEnd = sk.store.membership(fleet.pool).members().get(childId).leaseUntilMillis();
           int from = rec.updates.size();
@@ -72,8 +69,6 @@ class FailuresTest {
           for (int i = 0; i < 10; i++) {
             assertThat(Loopback.who(ch, CallOptions.DEFAULT)).isEqualTo(local.id);
           }
-        } finally {
-          r.shutdown();
         }
       } finally {
         child.destroyForcibly();

@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * {@code allot_owner} against a table published in real Redis and PostgreSQL: every key reaches its owner, a stale
@@ -41,8 +39,7 @@ class OwnerRoutingTest {
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"redis", "postgres"})
+  @OnEachStore
   void everyKeyReachesItsOwnerAndAStaleClientIsReRoutedOnce(String kind) {
     try (StoreKind sk = StoreKind.open(kind); Loopback fleet = new Loopback(sk.store, StoreKind.pool())) {
       String tableKey = "route-table-" + fleet.pool;

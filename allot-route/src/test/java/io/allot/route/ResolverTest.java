@@ -21,8 +21,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The {@code allot://} resolver against real Redis and PostgreSQL: joins, deregistrations and lease ends reach the
@@ -47,12 +45,29 @@ class ResolverTest {
   }
 
 
-  /** What the resolver told its listener, with the time. */
-  static final class Recorder extends NameResolver.Listener2 {
+  /** What the resolver told its listener, with the time; closing it shuts the resolver down. */
+  static final class Recorder extends NameResolver.Listener2 implements AutoCloseable {
     record Update(long nanos, Set<String> ids, List<EquivalentAddressGroup> groups, io.grpc.Attributes attrs) {}
 
     final List<Update> updates = new CopyOnWriteArrayList<>();
     final List<Status> errors = new CopyOnWriteArrayList<>();
+    private final NameResolver resolver;
+
+    private Recorder(NameResolver resolver) {
+      this.resolver = resolver;
+    }
+
+    /** A new resolver of {@code target} with {@code args}, started with a recorder as its listener. */
+    static Recorder resolving(String target, NameResolver.Args args) {
+      Recorder rec = new Recorder(new AllotNameResolverProvider().newNameResolver(URI.create(target), args));
+      rec.resolver.start(rec);
+      return rec;
+    }
+
+    @Override
+    public void close() {
+      resolver.shutdown();
+    }
 
     @Override
     public void onResult(NameResolver.ResolutionResult r) {
@@ -113,8 +128,7 @@ class ResolverTest {
         .build();
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"redis", "postgres"})
+  @OnEachStore
   void joinsAndLeavesArePushedToTheClient(String kind) {
     try (StoreKind sk = StoreKind.open(kind)) {
       String pool = StoreKind.pool();
@@ -122,11 +136,7 @@ class ResolverTest {
       long s0 = m.register("127.0.0.1:1", MemberMeta.DEFAULT.with("version", "v1").with("zone", "z1")
           .with("team", "core").withAffinity(3), Duration.ofSeconds(30));
       // no periodic sync within the test: every change below can only reach the client by its announcement
-      NameResolver r = new AllotNameResolverProvider().newNameResolver(URI.create("allot://" + pool),
-          args(sk.store, Duration.ofHours(1)));
-      Recorder rec = new Recorder();
-      r.start(rec);
-      try {
+      try (Recorder rec = Recorder.resolving("allot://" + pool, args(sk.store, Duration.ofHours(1)))) {
         rec.seen(0, Set.of("127.0.0.1:1"));
         EquivalentAddressGroup g = rec.last().groups().get(0);
         assertThat(g.getAttributes().get(AllotRouting.VERSION)).isEqualTo("v1");
@@ -157,14 +167,11 @@ class ResolverTest {
         System.out.printf("resolver %s: join/deregister -> client, %d events: p50 %.1f ms, p99 %.1f ms, max %.1f ms%n",
             kind, micros.size(), p50 / 1000.0, p99 / 1000.0, micros.get(micros.size() - 1) / 1000.0);
         m.deregister("127.0.0.1:1", s0);
-      } finally {
-        r.shutdown();
       }
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"redis", "postgres"})
+  @OnEachStore
   void aLeaseThatRunsOutIsDroppedAtItsEndWithoutAnyNotification(String kind) {
     try (StoreKind sk = StoreKind.open(kind)) {
       String pool = StoreKind.pool();
@@ -172,11 +179,7 @@ class ResolverTest {
       m.register("127.0.0.1:1", MemberMeta.DEFAULT, Duration.ofSeconds(30));
       // no periodic sync within the test: a lease that ran out can only be dropped by the resolver's own timer at
       // its end (a lease end is announced by nobody)
-      NameResolver r = new AllotNameResolverProvider().newNameResolver(URI.create("allot://" + pool),
-          args(sk.store, Duration.ofHours(1)));
-      Recorder rec = new Recorder();
-      r.start(rec);
-      try {
+      try (Recorder rec = Recorder.resolving("allot://" + pool, args(sk.store, Duration.ofHours(1)))) {
         rec.seen(0, Set.of("127.0.0.1:1"));
         List<Long> lateMillis = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
@@ -195,23 +198,17 @@ class ResolverTest {
         // hour away, is what the test asserts; and never before the lease's end (+ the clock margin)
         System.out.printf("resolver %s: lease end (+ clock margin) -> client: %s ms late%n", kind, lateMillis);
         assertThat(lateMillis).allSatisfy(l -> assertThat(l).isGreaterThanOrEqualTo(-1));
-      } finally {
-        r.shutdown();
       }
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"redis", "postgres"})
+  @OnEachStore
   void anOriginalStyleMemberWithoutARecordIsListedWithDefaults(String kind) {
     try (StoreKind sk = StoreKind.open(kind)) {
       String pool = StoreKind.pool();
       sk.store.seedKeys().addToList(pool, "127.0.0.1:4444"); // as an original service LPUSHes itself
       sk.store.seedKeys().addToList(pool, "not-an-address"); // skipped, with a warning
-      NameResolver r = new AllotNameResolverProvider().newNameResolver(URI.create("allot://" + pool), args(sk.store));
-      Recorder rec = new Recorder();
-      r.start(rec);
-      try {
+      try (Recorder rec = Recorder.resolving("allot://" + pool, args(sk.store))) {
         rec.seen(0, Set.of("127.0.0.1:4444"));
         io.grpc.Attributes a = rec.last().groups().get(0).getAttributes();
         assertThat(a.get(AllotRouting.WEIGHT)).isEqualTo(1);
@@ -219,26 +216,18 @@ class ResolverTest {
         assertThat(a.get(AllotRouting.LABELS)).isEmpty();
         assertThat(Backend.Member.of(rec.last().groups().get(0)).version()).isEqualTo(AllotRouting.UNVERSIONED);
       } finally {
-        r.shutdown();
         sk.store.seedKeys().removeFromList(pool, "127.0.0.1:4444");
         sk.store.seedKeys().removeFromList(pool, "not-an-address");
       }
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"redis", "postgres"})
+  @OnEachStore
   void anUnknownPoolIsAnErrorNamingIt(String kind) {
     try (StoreKind sk = StoreKind.open(kind)) {
-      NameResolver r = new AllotNameResolverProvider().newNameResolver(URI.create("allot://nosuch-pool-x"),
-          args(sk.store));
-      Recorder rec = new Recorder();
-      r.start(rec);
-      try {
+      try (Recorder rec = Recorder.resolving("allot://nosuch-pool-x", args(sk.store))) {
         await().atMost(Duration.ofSeconds(30)).until(() -> !rec.errors.isEmpty());
         assertThat(rec.errors.get(0).getDescription()).contains("allot://nosuch-pool-x").contains("unknown");
-      } finally {
-        r.shutdown();
       }
     }
   }

@@ -178,6 +178,11 @@ final class SeedRingOracle {
 
     static HashRing newWithWeights(Map<String, Integer> weights, HashFunc hashFunc) {
       List<String> nodes = new ArrayList<>(weights.keySet());
+      return built(nodes, weights, hashFunc);
+    }
+
+    /** The ring of {@code nodes} with {@code weights}: Go's struct literal followed by {@code generateCircle()}. */
+    private static HashRing built(List<String> nodes, Map<String, Integer> weights, HashFunc hashFunc) {
       HashRing hashRing = new HashRing();
       hashRing.ring = new IdentityHashMap<>();
       hashRing.sortedKeys = new ArrayList<>();
@@ -276,14 +281,7 @@ final class SeedRingOracle {
       Map<String, Integer> weights = new HashMap<>(this.weights);
       weights.put(node, weight);
 
-      HashRing hashRing = new HashRing();
-      hashRing.ring = new IdentityHashMap<>();
-      hashRing.sortedKeys = new ArrayList<>();
-      hashRing.nodes = nodes;
-      hashRing.weights = weights;
-      hashRing.hashFunc = hashFunc;
-      hashRing.generateCircle();
-      return hashRing;
+      return built(nodes, weights, hashFunc);
     }
 
     HashRing removeNode(String node) {
@@ -305,14 +303,7 @@ final class SeedRingOracle {
             }
           });
 
-      HashRing hashRing = new HashRing();
-      hashRing.ring = new IdentityHashMap<>();
-      hashRing.sortedKeys = new ArrayList<>();
-      hashRing.nodes = nodes;
-      hashRing.weights = weights;
-      hashRing.hashFunc = hashFunc;
-      hashRing.generateCircle();
-      return hashRing;
+      return built(nodes, weights, hashFunc);
     }
   }
 

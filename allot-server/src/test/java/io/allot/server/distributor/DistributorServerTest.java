@@ -17,6 +17,10 @@ import org.junit.jupiter.api.Test;
 
 /** The distributor's loop on the in-memory store, in real time. */
 class DistributorServerTest {
+  private static final String POOL = "services";
+  /** The two members of {@link #POOL}. */
+  private static final String A = "127.0.0.1:7001";
+  private static final String B = "127.0.0.1:7002";
 
   /**
    * A registered member that stops renewing is taken out of the table when its lease end plus the store's clock
@@ -26,36 +30,33 @@ class DistributorServerTest {
   @Test
   void theTableMovesTheMomentTheUnitsOfADeadMemberCanBeClaimed() {
     try (MemoryStore store = new MemoryStore()) {
-      String pool = "services";
-      String a = "127.0.0.1:7001";
-      String b = "127.0.0.1:7002";
-      long sa = store.membership(pool).register(a, MemberMeta.DEFAULT, Duration.ofMillis(1000)); // never renewed
-      long sb = store.membership(pool).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
+      long sa = store.membership(POOL).register(A, MemberMeta.DEFAULT, Duration.ofMillis(1000)); // never renewed
+      long sb = store.membership(POOL).register(B, MemberMeta.DEFAULT, Duration.ofHours(1));
       List<String> units = eightUnits(store);
-      Ownership own = store.ownership(pool);
+      Ownership own = store.ownership(POOL);
       List<String> refused = new CopyOnWriteArrayList<>();
       AtomicLong movedAt = new AtomicLong();
-      try (DistributorServer server = new DistributorServer(store, settings(pool), new SimpleMeterRegistry(), (g, p) -> {
-        if (!p.down().contains(a)) {
-          own.claimAll(p.table().unitsOf(a), a, sa); // a runs its units
+      try (DistributorServer server = new DistributorServer(store, settings(POOL), new SimpleMeterRegistry(), (g, p) -> {
+        if (!p.down().contains(A)) {
+          own.claimAll(p.table().unitsOf(A), A, sa); // a runs its units
           return;
         }
         long now = store.clock().timeMillis();
-        for (String u : p.table().unitsOf(b)) {
-          if (own.claim(u, b, sb).isEmpty()) {
+        for (String u : p.table().unitsOf(B)) {
+          if (own.claim(u, B, sb).isEmpty()) {
             refused.add(u);
           }
         }
         movedAt.compareAndSet(0, now);
       })) {
-        long downAt = store.membership(pool).members().get(a).leaseUntilMillis() + store.safety().clockMargin().toMillis();
+        long downAt = store.membership(POOL).members().get(A).leaseUntilMillis() + store.safety().clockMargin().toMillis();
         server.start();
         Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> movedAt.get() != 0);
         System.out.printf("the table moved %d ms after the dead member's lease end + clock margin (poll: 30 s)%n",
             movedAt.get() - downAt);
         assertThat(movedAt.get()).isGreaterThanOrEqualTo(downAt);
         assertThat(refused).isEmpty();
-        assertThat(own.owners().values()).allMatch(o -> o.member().equals(b));
+        assertThat(own.owners().values()).allMatch(o -> o.member().equals(B));
         assertThat(own.owners()).hasSize(units.size());
       }
     }
@@ -68,23 +69,20 @@ class DistributorServerTest {
   @Test
   void registrationAffinityChangeAndDeregistrationArePublishedWithoutWaitingForThePoll() {
     try (MemoryStore store = new MemoryStore()) {
-      String pool = "services";
-      String a = "127.0.0.1:7001";
-      String b = "127.0.0.1:7002";
-      store.membership(pool).register(a, MemberMeta.DEFAULT, Duration.ofHours(1));
+      store.membership(POOL).register(A, MemberMeta.DEFAULT, Duration.ofHours(1));
       eightUnits(store);
-      try (DistributorServer server = new DistributorServer(store, settings(pool), new SimpleMeterRegistry(), null)) {
+      try (DistributorServer server = new DistributorServer(store, settings(POOL), new SimpleMeterRegistry(), null)) {
         server.start();
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "8".equals(count(store, a)));
-        long sb = store.membership(pool).register(b, MemberMeta.DEFAULT, Duration.ofHours(1));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, b)));
-        store.membership(pool).update(b, sb, MemberMeta.DEFAULT.withAffinity(0));
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "0".equals(count(store, b)) && "8".equals(count(store, a)));
-        store.membership(pool).update(b, sb, MemberMeta.DEFAULT);
-        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, b)));
-        store.membership(pool).deregister(b, sb);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "8".equals(count(store, A)));
+        long sb = store.membership(POOL).register(B, MemberMeta.DEFAULT, Duration.ofHours(1));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, B)));
+        store.membership(POOL).update(B, sb, MemberMeta.DEFAULT.withAffinity(0));
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> "0".equals(count(store, B)) && "8".equals(count(store, A)));
+        store.membership(POOL).update(B, sb, MemberMeta.DEFAULT);
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !"0".equals(count(store, B)));
+        store.membership(POOL).deregister(B, sb);
         Awaitility.await().atMost(Duration.ofSeconds(10))
-            .until(() -> !store.tables().read("table").containsKey(b) && "8".equals(count(store, a)));
+            .until(() -> !store.tables().read("table").containsKey(B) && "8".equals(count(store, A)));
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.allot.store.redis;
 
+import io.allot.testkit.TestServers;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 
 /**
@@ -24,6 +25,19 @@ final class RedisClients implements AutoCloseable {
   static RedisClients connect(String uri) {
     return new RedisClients(RedisStore.connect(RedisStoreConfig.fromUri(uri)),
         RedisStore.connect(RedisStoreConfig.fromUri(uri)), RawRedis.connect(uri));
+  }
+
+  /**
+   * The clients of the throwaway Redis Cluster of {@link TestServers#redisClusterUri()}, checked to be a cluster (so a
+   * cluster test never passes on a single server).
+   */
+  static RedisClients connectCluster() {
+    RedisClients clients = connect(TestServers.redisClusterUri());
+    if (!clients.store.config().cluster()) {
+      clients.close();
+      throw new IllegalStateException("not a Redis Cluster: " + clients.store.describe());
+    }
+    return clients;
   }
 
   /** The store and its peer in turn. */

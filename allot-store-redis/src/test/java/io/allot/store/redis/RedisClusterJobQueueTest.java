@@ -18,24 +18,19 @@ import org.junit.jupiter.api.Test;
 class RedisClusterJobQueueTest extends RedisJobQueueTest {
 
   @Override
-  String uri() {
-    return TestServers.redisClusterUri();
-  }
-
-  @Test
-  void isACluster() {
-    assertThat(store.config().cluster()).isTrue();
+  RedisClients connect() {
+    return RedisClients.connectCluster();
   }
 
   @Test
   void queuesOnEveryMasterWork() {
-    rawRedis.onEveryMaster("q-", (base, i) -> {
+    clients.rawRedis.onEveryMaster("q-", (base, i) -> {
       String name = base + "-" + i + (i % 2 == 0 ? "" : ":" + i);
       JobQueue q = queue(name);
       q.enqueue(List.of(NewJob.of("a"), NewJob.of("b").withPriority(1)));
       ClaimedJob c = q.claim("w", 1, Duration.ofMinutes(1)).get(0);
       assertThat(c.key()).isEqualTo("b");
-      assertThat(peer.jobQueue(name).finish("b", c.token())).isEqualTo(JobOutcome.FINISHED);
+      assertThat(clients.peer.jobQueue(name).finish("b", c.token())).isEqualTo(JobOutcome.FINISHED);
       return keys(name)[0];
     });
   }

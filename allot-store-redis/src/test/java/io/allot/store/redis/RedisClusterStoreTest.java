@@ -38,10 +38,10 @@ class RedisClusterStoreTest extends RedisContractTest {
   private List<String> keysOnEveryNode(String name) {
     List<String> keys = new ArrayList<>();
     Set<String> nodes = new HashSet<>();
-    for (int i = 0; nodes.size() < rawRedis.masters(); i++) {
-      assertThat(i).as("keys named %s-N on all %d masters", name, rawRedis.masters()).isLessThan(1000);
+    for (int i = 0; nodes.size() < clients.rawRedis.masters(); i++) {
+      assertThat(i).as("keys named %s-N on all %d masters", name, clients.rawRedis.masters()).isLessThan(1000);
       keys.add(key(name + "-" + i));
-      nodes.add(rawRedis.nodeOf(keys.get(i)));
+      nodes.add(clients.rawRedis.nodeOf(keys.get(i)));
     }
     return keys;
   }
@@ -51,13 +51,13 @@ class RedisClusterStoreTest extends RedisContractTest {
     List<String> pools = keysOnEveryNode("services");
     for (int i = 0; i < pools.size(); i++) {
       String pool = pools.get(i);
-      long s = store.membership(pool).register("m" + i, MemberMeta.of(1, 1), Duration.ofSeconds(30));
-      long t = store.ownership(pool).claim("u" + i, "m" + i, s).orElseThrow();
-      assertThat(peer.seedKeys().list(pool)).containsExactly("m" + i);
-      assertThat(peer.ownership(pool).validToken("u" + i, "m" + i, s, t)).isTrue();
-      assertThat(peer.ownership(pool).release("u" + i, "m" + i, t)).isTrue();
-      store.membership(pool).deregister("m" + i, s);
-      assertThat(peer.seedKeys().list(pool)).isEmpty();
+      long s = clients.store.membership(pool).register("m" + i, MemberMeta.of(1, 1), Duration.ofSeconds(30));
+      long t = clients.store.ownership(pool).claim("u" + i, "m" + i, s).orElseThrow();
+      assertThat(clients.peer.seedKeys().list(pool)).containsExactly("m" + i);
+      assertThat(clients.peer.ownership(pool).validToken("u" + i, "m" + i, s, t)).isTrue();
+      assertThat(clients.peer.ownership(pool).release("u" + i, "m" + i, t)).isTrue();
+      clients.store.membership(pool).deregister("m" + i, s);
+      assertThat(clients.peer.seedKeys().list(pool)).isEmpty();
     }
   }
 
@@ -67,68 +67,68 @@ class RedisClusterStoreTest extends RedisContractTest {
     for (String name : List.of("app:robots:list", "x{}", "a}b", "{}:q", "p{q", "{tag}:list", "}{t}")) {
       String pool = key(name);
       String member = "10.0.0.1:80{" + name + "}";
-      long s = store.membership(pool).register(member, MemberMeta.of(1, 1), Duration.ofSeconds(30));
-      assertThat(peer.seedKeys().list(pool)).as(pool).containsExactly(member);
+      long s = clients.store.membership(pool).register(member, MemberMeta.of(1, 1), Duration.ofSeconds(30));
+      assertThat(clients.peer.seedKeys().list(pool)).as(pool).containsExactly(member);
       List<String> units = List.of("u:1", "u{2}", "u}3{", name);
-      Map<String, Long> tokens = store.ownership(pool).claimAll(units, member, s);
+      Map<String, Long> tokens = clients.store.ownership(pool).claimAll(units, member, s);
       assertThat(tokens).as(pool).containsOnlyKeys(units);
-      assertThat(peer.ownership(pool).validToken("u{2}", member, s, tokens.get("u{2}"))).isTrue();
-      assertThat(peer.ownership(pool).ownersOf(List.of("u}3{", "none"))).containsOnlyKeys("u}3{");
-      assertThat(store.ownership(pool).release("u:1", member, tokens.get("u:1"), Duration.ofSeconds(30))).isTrue();
-      assertThat(peer.ownership(pool).holds()).containsOnlyKeys("u:1");
-      assertThat(store.membership(pool).renew(member, s, Duration.ofSeconds(30))).isTrue();
-      store.membership(pool).deregister(member, s);
-      assertThat(peer.seedKeys().list(pool)).isEmpty();
+      assertThat(clients.peer.ownership(pool).validToken("u{2}", member, s, tokens.get("u{2}"))).isTrue();
+      assertThat(clients.peer.ownership(pool).ownersOf(List.of("u}3{", "none"))).containsOnlyKeys("u}3{");
+      assertThat(clients.store.ownership(pool).release("u:1", member, tokens.get("u:1"), Duration.ofSeconds(30))).isTrue();
+      assertThat(clients.peer.ownership(pool).holds()).containsOnlyKeys("u:1");
+      assertThat(clients.store.membership(pool).renew(member, s, Duration.ofSeconds(30))).isTrue();
+      clients.store.membership(pool).deregister(member, s);
+      assertThat(clients.peer.seedKeys().list(pool)).isEmpty();
 
       String table = key(name + ":table");
       String publisher = "pool:{" + name + "}";
-      Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, publisher), "d1", Duration.ofSeconds(30))
+      Lease lease = clients.store.leadership().tryAcquire(Tables.leaseName(table, publisher), "d1", Duration.ofSeconds(30))
           .orElseThrow();
-      assertThat(store.tables().publish(lease, table, publisher, Map.of(member, "u{2},u}3{"))).isEqualTo(1);
-      assertThat(peer.tables().read(table, member)).contains("u{2},u}3{");
-      assertThat(peer.tables().epoch(table)).isEqualTo(1);
-      assertThat(peer.leadership().current(lease.name())).contains(lease);
+      assertThat(clients.store.tables().publish(lease, table, publisher, Map.of(member, "u{2},u}3{"))).isEqualTo(1);
+      assertThat(clients.peer.tables().read(table, member)).contains("u{2},u}3{");
+      assertThat(clients.peer.tables().epoch(table)).isEqualTo(1);
+      assertThat(clients.peer.leadership().current(lease.name())).contains(lease);
 
       String leaseName = key("lease:" + name);
-      Lease plain = store.leadership().tryAcquire(leaseName, "d1", Duration.ofSeconds(30)).orElseThrow();
-      assertThat(peer.leadership().renew(plain, Duration.ofSeconds(30))).isTrue();
-      peer.leadership().release(plain);
-      assertThat(store.leadership().tryAcquire(leaseName, "d2", Duration.ofSeconds(30)).orElseThrow().token())
+      Lease plain = clients.store.leadership().tryAcquire(leaseName, "d1", Duration.ofSeconds(30)).orElseThrow();
+      assertThat(clients.peer.leadership().renew(plain, Duration.ofSeconds(30))).isTrue();
+      clients.peer.leadership().release(plain);
+      assertThat(clients.store.leadership().tryAcquire(leaseName, "d2", Duration.ofSeconds(30)).orElseThrow().token())
           .isGreaterThan(plain.token());
     }
   }
 
   @Test
   void isACluster() {
-    assertThat(store.config().cluster()).isTrue();
-    assertThat(store.describe()).startsWith("redis-cluster://127.0.0.1:");
+    assertThat(clients.store.config().cluster()).isTrue();
+    assertThat(clients.store.describe()).startsWith("redis-cluster://127.0.0.1:");
   }
 
   @Test
   void opensThroughStoresWithAClusterUri() {
-    String uri = "redis-cluster://" + store.config().addresses().get(0) + "?timeout=3s&client_name=allot-test";
+    String uri = "redis-cluster://" + clients.store.config().addresses().get(0) + "?timeout=3s&client_name=allot-test";
     try (Store s = Stores.open(uri)) {
       assertThat(s).isInstanceOf(RedisStore.class);
       assertThat(((RedisStore) s).config().commandTimeout()).isEqualTo(Duration.ofSeconds(3));
       String k = key("units");
       s.seedKeys().replaceList(k, List.of("u1"));
-      assertThat(store.seedKeys().list(k)).containsExactly("u1");
+      assertThat(clients.store.seedKeys().list(k)).containsExactly("u1");
     }
   }
 
   @Test
   void keyTopicsGetKeyspaceNotificationsFromTheNodeOfEachKey() throws Exception {
-    rawRedis.configSet("notify-keyspace-events", "Kl");
+    clients.rawRedis.configSet("notify-keyspace-events", "Kl");
     try {
       for (String k : keysOnEveryNode("services")) {
         BlockingQueue<String> got = new LinkedBlockingQueue<>();
-        try (Subscription ignored = peer.notifications().subscribe(Topic.key(k), got::add)) {
-          raw.lpush(k, "10.0.0.1:8080"); // a Go service registering itself, not through allot
+        try (Subscription ignored = clients.peer.notifications().subscribe(Topic.key(k), got::add)) {
+          clients.raw.lpush(k, "10.0.0.1:8080"); // a Go service registering itself, not through allot
           assertThat(got.poll(PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo("lpush");
         }
       }
     } finally {
-      rawRedis.configSet("notify-keyspace-events", "");
+      clients.rawRedis.configSet("notify-keyspace-events", "");
     }
   }
 
@@ -137,10 +137,10 @@ class RedisClusterStoreTest extends RedisContractTest {
     List<String> tables = keysOnEveryNode("table");
     for (int i = 0; i < tables.size(); i++) {
       String table = tables.get(i);
-      Lease lease = store.leadership().tryAcquire(Tables.leaseName(table, "g"), "d1", Duration.ofSeconds(30)).orElseThrow();
-      assertThat(store.tables().publish(lease, table, "g", Map.of("m" + i, "u" + i))).isEqualTo(1);
-      assertThat(peer.seedKeys().hash(table)).isEqualTo(Map.of("m" + i, "u" + i));
-      assertThat(peer.tables().epoch(table)).isEqualTo(1);
+      Lease lease = clients.store.leadership().tryAcquire(Tables.leaseName(table, "g"), "d1", Duration.ofSeconds(30)).orElseThrow();
+      assertThat(clients.store.tables().publish(lease, table, "g", Map.of("m" + i, "u" + i))).isEqualTo(1);
+      assertThat(clients.peer.seedKeys().hash(table)).isEqualTo(Map.of("m" + i, "u" + i));
+      assertThat(clients.peer.tables().epoch(table)).isEqualTo(1);
     }
   }
 }

@@ -14,22 +14,17 @@ import org.junit.jupiter.api.Test;
 class RedisClusterTaskSpecsTest extends RedisTaskSpecsTest {
 
   @Override
-  String uri() {
-    return TestServers.redisClusterUri();
-  }
-
-  @Test
-  void isACluster() {
-    assertThat(store.config().cluster()).isTrue();
+  RedisClients connect() {
+    return RedisClients.connectCluster();
   }
 
   @Test
   void poolsOnEveryMasterWork() {
-    rawRedis.onEveryMaster("p-", (base, i) -> {
+    clients.rawRedis.onEveryMaster("p-", (base, i) -> {
       String pool = base + "-" + i + (i % 2 == 0 ? "" : "{" + i + "}");
       TaskSpecs s = specs(pool);
       assertThat(s.create("a", "{}", 1).outcome()).isEqualTo(TaskCreated.Outcome.CREATED);
-      assertThat(peer.taskSpecs(pool).delete("a").orElseThrow().deleted()).isTrue();
+      assertThat(clients.peer.taskSpecs(pool).delete("a").orElseThrow().deleted()).isTrue();
       assertThat(s.list()).hasSize(1);
       assertThat(s.version()).isEqualTo(2);
       return SpecKeys.names(pool)[0];

@@ -4,10 +4,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.allot.store.Store;
 import io.allot.store.StoreContractTest;
-import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.TestInstance;
 
@@ -23,53 +22,32 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class RedisContractTest extends StoreContractTest {
-  // set before the class's tests and closed after them; JUnit runs the lifecycle methods and tests on one thread
-  RedisStore store;
-  RedisStore peer;
-  RawRedis rawRedis;
-  /** {@link #rawRedis}'s commands. */
-  RedisClusterCommands<String, String> raw;
+  /** Two stores and a raw connection on the Redis of {@link #uri()}, closed after the class's tests. */
+  @AutoClose
+  final RedisClients clients = RedisClients.connect(uri());
 
   /** The store URI of the server (or cluster) the contract runs against, by the {@code TestServers} rule. */
   abstract String uri();
 
   @BeforeAll
-  void connect() {
-    String uri = uri();
-    store = RedisStore.connect(RedisStoreConfig.fromUri(uri));
-    peer = RedisStore.connect(RedisStoreConfig.fromUri(uri));
-    rawRedis = RawRedis.connect(uri);
-    raw = rawRedis.commands();
-    long guardMillis = store.safety().lostStateGuard().toMillis();
+  void waitForTheGuard() {
+    long guardMillis = clients.store.safety().lostStateGuard().toMillis();
     await("every node up for the lost-state guard").atMost(Duration.ofMillis(guardMillis).plus(PATIENCE))
-        .pollInterval(Duration.ofMillis(100)).until(() -> rawRedis.minUptimeSeconds() * 1000 >= guardMillis);
-  }
-
-  @AfterAll
-  void disconnect() {
-    if (store != null) {
-      store.close();
-    }
-    if (peer != null) {
-      peer.close();
-    }
-    if (rawRedis != null) {
-      rawRedis.close();
-    }
+        .pollInterval(Duration.ofMillis(100)).until(() -> clients.rawRedis.minUptimeSeconds() * 1000 >= guardMillis);
   }
 
   @AfterEach
   void deleteTheTestsKeys() {
-    rawRedis.deleteKeysContaining(prefix());
+    clients.rawRedis.deleteKeysContaining(prefix());
   }
 
   @Override
   protected Store store() {
-    return store;
+    return clients.store;
   }
 
   @Override
   protected Store peer() {
-    return peer;
+    return clients.peer;
   }
 }

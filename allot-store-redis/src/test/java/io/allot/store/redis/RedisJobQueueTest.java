@@ -36,9 +36,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.IntStream;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -54,39 +53,21 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 class RedisJobQueueTest extends JobQueueContractTest {
   private static final Duration LONG = Duration.ofMinutes(5);
 
-  // set before the class's tests and closed after them; JUnit runs the lifecycle methods and tests on one thread
-  private RedisClients clients;
-  RedisStore store;
-  RedisStore peer;
-  RawRedis rawRedis;
-  RedisClusterCommands<String, String> raw;
+  /** Two stores and a raw connection on the Redis under test, closed after the class's tests. */
+  @AutoClose
+  final RedisClients clients = connect();
+  // JUnit runs a class's lifecycle methods and tests on one thread
   private final Set<String> queues = new HashSet<>();
 
-  /** The store URI of the server (or cluster) under test. */
-  String uri() {
-    return TestServers.redisUri();
-  }
-
-  @BeforeAll
-  void connect() {
-    clients = RedisClients.connect(uri());
-    store = clients.store;
-    peer = clients.peer;
-    rawRedis = clients.rawRedis;
-    raw = clients.raw;
-  }
-
-  @AfterAll
-  void disconnect() {
-    if (clients != null) {
-      clients.close();
-    }
+  /** The clients of the server (or cluster) under test; called once, as the instance is made. */
+  RedisClients connect() {
+    return RedisClients.connect(TestServers.redisUri());
   }
 
   @AfterEach
   void deleteTheQueues() {
     for (String q : queues) {
-      raw.del(keys(q));
+      clients.raw.del(keys(q));
     }
     queues.clear();
   }
@@ -100,7 +81,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
 
   @Override
   protected StoreClock clock() {
-    return store.clock();
+    return clients.store.clock();
   }
 
   static String[] keys(String queue) {
@@ -127,7 +108,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
       JobQueue q = queue(name);
       assertThat(q.enqueue(List.of(NewJob.of("k{1}", "d"), NewJob.of("k:2")))).isEqualTo(2);
       assertThat(q.claim("w", 10, LONG)).extracting(ClaimedJob::key).containsExactly("k:2", "k{1}");
-      assertThat(raw.exists(ks)).as(name).isGreaterThanOrEqualTo(4);
+      assertThat(clients.raw.exists(ks)).as(name).isGreaterThanOrEqualTo(4);
     }
     assertThat(keys(id)[0]).isEqualTo("{allot:q:" + id + "}:jobs");
   }
@@ -143,12 +124,12 @@ class RedisJobQueueTest extends JobQueueContractTest {
     q.enqueue(List.of(NewJob.of("a", "data of a"), NewJob.of("b")));
     assertThat(q.claim("w", 1, LONG)).extracting(ClaimedJob::key).containsExactly("a");
     String[] ks = keys(name);
-    raw.rename(ks[0], ks[ks.length - 1]); // the layout of the release before
+    clients.raw.rename(ks[0], ks[ks.length - 1]); // the layout of the release before
     assertThat(ks[ks.length - 1]).isEqualTo("{allot:q:" + name + "}:tasks");
 
     assertThat(q.get("a").orElseThrow()).extracting(Job::status, Job::data)
         .containsExactly(JobStatus.PROCESSING, "data of a");
-    assertThat(raw.exists(ks[ks.length - 1])).as("the old key is gone").isZero();
+    assertThat(clients.raw.exists(ks[ks.length - 1])).as("the old key is gone").isZero();
     assertThat(q.claim("w", 10, LONG)).extracting(ClaimedJob::key).containsExactly("b");
     assertThat(q.stats(0).count(JobStatus.PROCESSING)).isEqualTo(2);
   }
@@ -181,7 +162,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
     assertThat(q.ignore(cs.stream().map(ClaimedJob::key).toList())).isEqualTo(JobLimits.MAX_BATCH);
     assertThat(q.purge(Duration.ZERO, JobLimits.MAX_BATCH)).isEqualTo(JobLimits.MAX_BATCH);
     assertThat(q.stats(0).total()).isZero();
-    assertThat(raw.exists(keys(q.name()))).as("only the counts hash is left").isEqualTo(1);
+    assertThat(clients.raw.exists(keys(q.name()))).as("only the counts hash is left").isEqualTo(1);
   }
 
   @Test
@@ -190,7 +171,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
     q.enqueue(NewJob.of("a", "data-a").withPriority(1));
     ClaimedJob a = q.claim("w", 1, Duration.ofMillis(50)).get(0);
     q.enqueue(NewJob.of("b", "data-b"));
-    long runnableAt = a.lockedUntilMillis() + store.safety().clockMargin().toMillis();
+    long runnableAt = a.lockedUntilMillis() + clients.store.safety().clockMargin().toMillis();
     await().atMost(PATIENCE).until(() -> clock().timeMillis() > runnableAt);
     // a (priority 1) is runnable again and comes before b (priority 0)
     List<ClaimedJob> again = q.claim("w2", 1, LONG);
@@ -316,7 +297,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
       long t1 = System.nanoTime();
       List<Future<?>> fs = new ArrayList<>();
       for (int w = 0; w < threads; w++) {
-        JobQueue mine = (w % 2 == 0 ? store : peer).jobQueue(q.name());
+        JobQueue mine = (w % 2 == 0 ? clients.store : clients.peer).jobQueue(q.name());
         String worker = "bench-" + w;
         fs.add(pool.submit(() -> {
           List<ClaimedJob> got;
@@ -352,21 +333,21 @@ class RedisJobQueueTest extends JobQueueContractTest {
       assertThat(done.get()).isEqualTo(total);
       System.out.printf(Locale.ROOT, "job-queue bench on %s (round %d): enqueue %d in batches of %d: %.0f jobs/s;"
           + " claim %d + %s, %d threads: %.0f jobs/s; baseline TIME round trips, %d threads: %.0f/s"
-          + " (claim+finish = %.2f of it)%n", store.describe(), round + 1, total, enqueueBatch, total / enqueueSecs,
+          + " (claim+finish = %.2f of it)%n", clients.store.describe(), round + 1, total, enqueueBatch, total / enqueueSecs,
           claimBatch, batchedFinish ? "finishAll" : "finish each", threads,
           total / runSecs, threads, roundTrips, total / runSecs / roundTrips);
       System.out.printf(Locale.ROOT, "  Redis time in scripts per job: enqueue %.1f µs, claim+finish %.1f µs;"
           + " Redis memory per job (%d-byte keys and data): queued %d bytes, finished %d bytes%n",
           (double) enqueueServerMicros / total, (double) runServerMicros / total, "job-100000".length() + data.length(),
           memoryQueued / total, memoryFinished / total);
-      raw.del(keys(q.name()));
+      clients.raw.del(keys(q.name()));
     }
   }
 
   /** The microseconds Redis spent in EVAL and EVALSHA so far (standalone: the server; Cluster: the seed node). */
   private long scriptMicros() {
     long sum = 0;
-    for (String line : raw.info("commandstats").split("\\R")) {
+    for (String line : clients.raw.info("commandstats").split("\\R")) {
       if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
         for (String part : line.substring(line.indexOf(':') + 1).split(",")) {
           if (part.startsWith("usec=")) {
@@ -380,7 +361,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
 
   /** Redis's {@code used_memory} (standalone: the server; Cluster: the seed node). */
   private long usedMemory() {
-    return raw.info("memory").lines().filter(l -> l.startsWith("used_memory:"))
+    return clients.raw.info("memory").lines().filter(l -> l.startsWith("used_memory:"))
         .mapToLong(l -> Long.parseLong(l.substring(12).trim())).findFirst().orElse(0);
   }
 
@@ -391,7 +372,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
       long t0 = System.nanoTime();
       List<Future<?>> fs = new ArrayList<>();
       for (int w = 0; w < threads; w++) {
-        StoreClock c = (w % 2 == 0 ? store : peer).clock();
+        StoreClock c = (w % 2 == 0 ? clients.store : clients.peer).clock();
         fs.add(pool.submit(() -> {
           for (int i = 0; i < n / threads; i++) {
             c.timeMillis();

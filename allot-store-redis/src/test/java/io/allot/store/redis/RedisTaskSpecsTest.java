@@ -15,9 +15,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -29,40 +28,22 @@ import org.junit.jupiter.api.TestInstance;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RedisTaskSpecsTest extends TaskSpecsContractTest {
-  // set before the class's tests and closed after them; JUnit runs the lifecycle methods and tests on one thread
-  private RedisClients clients;
-  RedisStore store;
-  RedisStore peer;
-  RawRedis rawRedis;
-  RedisClusterCommands<String, String> raw;
+  /** Two stores and a raw connection on the Redis under test, closed after the class's tests. */
+  @AutoClose
+  final RedisClients clients = connect();
+  // JUnit runs a class's lifecycle methods and tests on one thread
   private final Set<String> pools = new HashSet<>();
 
-  /** The store URI of the server (or cluster) under test. */
-  String uri() {
-    return TestServers.redisUri();
-  }
-
-  @BeforeAll
-  void connect() {
-    clients = RedisClients.connect(uri());
-    store = clients.store;
-    peer = clients.peer;
-    rawRedis = clients.rawRedis;
-    raw = clients.raw;
-  }
-
-  @AfterAll
-  void disconnect() {
-    if (clients != null) {
-      clients.close();
-    }
+  /** The clients of the server (or cluster) under test; called once, as the instance is made. */
+  RedisClients connect() {
+    return RedisClients.connect(TestServers.redisUri());
   }
 
   @AfterEach
   void deleteThePools() {
     for (String p : pools) {
       for (String k : SpecKeys.names(p)) { // one by one: the keys of different pools are in different slots
-        raw.del(k);
+        clients.raw.del(k);
       }
     }
     pools.clear();
@@ -76,7 +57,7 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
 
   @Override
   protected Store store() {
-    return store;
+    return clients.store;
   }
 
   private static String randomName() {
@@ -103,10 +84,10 @@ class RedisTaskSpecsTest extends TaskSpecsContractTest {
       assertThat(s.create("a", "{\"pool\":\"" + name + "\"}", 1).outcome()).isEqualTo(TaskCreated.Outcome.CREATED);
       assertThat(s.started("a", new TaskRun("m|1", 1, 1, 0))).isTrue();
       assertThat(s.fault("a", 1, new TaskFault(1, false, "e|r|r", 2))).isTrue();
-      assertThat(raw.exists(ks)).as(name).isEqualTo(5);
+      assertThat(clients.raw.exists(ks)).as(name).isEqualTo(5);
     }
     for (String name : names) {
-      assertThat(store.taskSpecs(name).get("a").orElseThrow().args()).isEqualTo("{\"pool\":\"" + name + "\"}");
+      assertThat(clients.store.taskSpecs(name).get("a").orElseThrow().args()).isEqualTo("{\"pool\":\"" + name + "\"}");
     }
     assertThat(SpecKeys.names(id)[0]).isEqualTo("{allot:specs:" + id + "}:specs");
     assertThat(all).as("apart from task queues of the same names")

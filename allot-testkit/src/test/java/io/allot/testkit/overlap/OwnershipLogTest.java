@@ -10,12 +10,17 @@ class OwnershipLogTest {
   final AtomicLong now = new AtomicLong();
   final OwnershipLog log = new OwnershipLog(now::get);
 
-  @Test
-  void aHandoffIsClean() {
-    log.open("u", "a", 1);
+  /** a runs u from 0 to 10 with {@code tokenA}, stops, then b starts it with {@code tokenB}. */
+  private void handOff(long tokenA, long tokenB) {
+    log.open("u", "a", tokenA);
     now.set(10);
     log.close("u", "a");
-    log.open("u", "b", 2);
+    log.open("u", "b", tokenB);
+  }
+
+  @Test
+  void aHandoffIsClean() {
+    handOff(1, 2);
     now.set(20);
     assertThat(log.running()).isEqualTo(Map.of("u", "b"));
     assertThat(log.intervals()).isEqualTo(2);
@@ -39,10 +44,7 @@ class OwnershipLogTest {
 
   @Test
   void tokensMustGrowFromOwnerToOwner() {
-    log.open("u", "a", 5);
-    now.set(10);
-    log.close("u", "a");
-    log.open("u", "b", 5);
+    handOff(5, 5);
     assertThat(log.check().violations()).singleElement().asString().contains("token 5 of b");
   }
 
