@@ -116,14 +116,36 @@ final class EndpointStream implements ClientResponseObserver<DispatcherMessage, 
     lastHeardNanos = System.nanoTime();
     switch (m.getKindCase()) {
       case READY -> {
+        String bad = Wire.badReady(m.getReady());
+        if (bad != null) {
+          refuse(bad);
+          return;
+        }
         if (!m.getReady().getEndpoint().isEmpty()) {
           endpointId = m.getReady().getEndpoint();
         }
         owner.ready(this, m.getReady().getCapacity());
       }
-      case RESULT -> owner.result(this, m.getResult());
+      case RESULT -> {
+        String bad = Wire.badResult(m.getResult());
+        if (bad != null) {
+          refuse(bad);
+          return;
+        }
+        owner.result(this, m.getResult());
+      }
       default -> log.debug("unknown message from endpoint {} ignored", address);
     }
+  }
+
+  /**
+   * A message out of the protocol's bounds: the stream is given up (its jobs run again after their locks expire) and
+   * cancelled; the log names the reason (the endpoint sees CANCELLED: gRPC carries no reason for a cancel).
+   */
+  private void refuse(String why) {
+    log.warn("endpoint {}: {}; its stream is cancelled", address, why);
+    owner.broken(this, why);
+    cancel(why);
   }
 
   @Override

@@ -315,8 +315,8 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
 
     /** Handlers running at once, and the credits each dispatcher stream gets (1 to 10,000); default 4. */
     public Builder capacity(int capacity) {
-      if (capacity < 1 || capacity > 10_000) {
-        throw new IllegalArgumentException("capacity must be in [1, 10000] but was " + capacity);
+      if (capacity < 1 || capacity > Wire.MAX_CAPACITY) {
+        throw new IllegalArgumentException("capacity must be in [1, " + Wire.MAX_CAPACITY + "] but was " + capacity);
       }
       this.capacity = capacity;
       return this;

@@ -24,16 +24,20 @@ public interface JobHandler {
   /** Thrown by a handler to fail the attempt and ask for a given wait before the next one (instead of the backoff). */
   final class RetryAfter extends Exception {
     private static final long serialVersionUID = 1L;
+    /** The longest wait a handler may ask for (an endpoint's {@code retry_after_ms} has the same bound). */
+    public static final Duration MAX_WAIT = Duration.ofDays(30);
     private final Duration wait;
 
     /**
      * @param message the failure, kept as the job's last error
-     * @param wait    the wait before the next attempt (at least 1 ms)
+     * @param wait    the wait before the next attempt (1 ms to {@link #MAX_WAIT})
+     * @throws IllegalArgumentException naming {@code wait} if it is out of bounds
      */
     public RetryAfter(String message, Duration wait) {
       super(message);
-      if (wait == null || wait.toMillis() < 1) {
-        throw new IllegalArgumentException("wait: must be at least 1 ms but was " + wait);
+      if (wait == null || wait.compareTo(Duration.ofMillis(1)) < 0 || wait.compareTo(MAX_WAIT) > 0) {
+        throw new IllegalArgumentException("wait: must be between 1 ms and " + MAX_WAIT.toDays() + " days but was "
+            + wait);
       }
       this.wait = wait;
     }

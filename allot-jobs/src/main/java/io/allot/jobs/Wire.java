@@ -62,6 +62,28 @@ final class Wire {
     return r.getError().isEmpty() ? null : r.getError();
   }
 
+  /** The most credits one stream may announce (two endpoints at Integer.MAX_VALUE overflowed the sum). */
+  static final int MAX_CAPACITY = 10_000;
+
+  /**
+   * What is wrong with a Ready from an endpoint, or null if nothing: its capacity must be 0 to {@link #MAX_CAPACITY}.
+   */
+  static String badReady(Ready r) {
+    int c = r.getCapacity();
+    return c < 0 || c > MAX_CAPACITY ? "Ready.capacity must be between 0 and " + MAX_CAPACITY + " but was " + c : null;
+  }
+
+  /**
+   * What is wrong with a Result from an endpoint, or null if nothing: its retry_after_ms must be 0 (the backoff) to
+   * {@link JobHandler.RetryAfter#MAX_WAIT} (a wait of a hundred years parked the job on Redis and overflowed elsewhere).
+   */
+  static String badResult(Result r) {
+    long ms = r.getRetryAfterMs();
+    long max = JobHandler.RetryAfter.MAX_WAIT.toMillis();
+    return ms < 0 || ms > max
+        ? "Result.retry_after_ms of job '" + r.getKey() + "' must be between 0 and " + max + " but was " + ms : null;
+  }
+
   /** The wait a failed result asks for, or null for the backoff. */
   static Duration retryAfter(Result r) {
     return r.getRetryAfterMs() > 0 ? Duration.ofMillis(r.getRetryAfterMs()) : null;
