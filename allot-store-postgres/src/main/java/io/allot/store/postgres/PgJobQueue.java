@@ -204,15 +204,13 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public JobOutcome fail(String key, long token, String error, Duration backoff) {
-    JobLimits.checkKey(key);
-    long delay = JobLimits.checkBackoff(backoff);
-    String err = JobLimits.storedError(error);
+    JobLimits.FailedAttempt f = JobLimits.checkFail(key, error, backoff);
     return db.query("fail job " + key + " in queue " + name, sql.fail, rs -> {
       if (!rs.next()) {
         return JobOutcome.REJECTED;
       }
       return rs.getInt(1) == JobStatus.IGNORED.code() ? JobOutcome.IGNORED : JobOutcome.RETRY_SCHEDULED;
-    }, delay, err, name, key, token);
+    }, f.backoffMicros(), f.error(), name, key, token);
   }
 
   @Override
@@ -229,20 +227,12 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public int retry(Collection<String> keys) {
-    return byHand("retry", sql.retry, keys);
+    return JobLimits.byHand(keys, a -> db.update("retry " + a.length + " jobs in queue " + name, sql.retry, name, a));
   }
 
   @Override
   public int ignore(Collection<String> keys) {
-    return byHand("ignore", sql.ignore, keys);
-  }
-
-  private int byHand(String what, String statement, Collection<String> keys) {
-    String[] array = JobLimits.checkKeys(keys);
-    if (array.length == 0) {
-      return 0;
-    }
-    return db.update(what + " " + array.length + " jobs in queue " + name, statement, name, array);
+    return JobLimits.byHand(keys, a -> db.update("ignore " + a.length + " jobs in queue " + name, sql.ignore, name, a));
   }
 
   @Override

@@ -185,13 +185,8 @@ final class RedisJobQueue implements JobQueue {
   }
 
   private int byHand(String what, Script script, Collection<String> jobKeys) {
-    String[] args = JobLimits.checkKeys(jobKeys);
-    if (args.length == 0) {
-      return 0;
-    }
-    Long n = redis.run(what + " " + args.length + " jobs in queue " + name, script, ScriptOutputType.INTEGER, keys,
-        args);
-    return n.intValue();
+    return JobLimits.byHand(jobKeys, args -> redis.<Long>run(what + " " + args.length + " jobs in queue " + name,
+        script, ScriptOutputType.INTEGER, keys, args).intValue());
   }
 
   @Override

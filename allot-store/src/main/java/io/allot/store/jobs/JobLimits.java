@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.function.ToIntFunction;
 
 /**
  * The limits every store enforces on queue names, keys and payloads, checked before anything is written: bad input
@@ -138,6 +139,29 @@ public final class JobLimits {
   public static String[] checkKeys(Collection<String> keys) {
     keys.forEach(JobLimits::checkKey);
     return new LinkedHashSet<>(keys).toArray(new String[0]);
+  }
+
+  /**
+   * Checks the keys of a change by hand ({@link #checkKeys}) and makes it: {@code change} gets the keys without
+   * repeats and returns how many jobs it changed; with no keys it is not called and the answer is 0.
+   */
+  public static int byHand(Collection<String> keys, ToIntFunction<String[]> change) {
+    String[] distinct = checkKeys(keys);
+    return distinct.length == 0 ? 0 : change.applyAsInt(distinct);
+  }
+
+  /**
+   * The checked arguments of a failed attempt.
+   *
+   * @param backoffMicros the backoff in microseconds
+   * @param error         the error as stored ({@link #storedError})
+   */
+  public record FailedAttempt(long backoffMicros, String error) {}
+
+  /** Checks the arguments of a failed attempt: the key ({@link #checkKey}) and the backoff ({@link #checkBackoff}). */
+  public static FailedAttempt checkFail(String key, String error, Duration backoff) {
+    checkKey(key);
+    return new FailedAttempt(checkBackoff(backoff), storedError(error));
   }
 
   /** Checks a worker name: non-empty. */

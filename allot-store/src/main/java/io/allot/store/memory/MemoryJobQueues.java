@@ -252,9 +252,7 @@ public final class MemoryJobQueues {
 
     @Override
     public JobOutcome fail(String key, long token, String error, Duration backoff) {
-      JobLimits.checkKey(key);
-      long delay = JobLimits.checkBackoff(backoff);
-      String err = JobLimits.storedError(error);
+      JobLimits.FailedAttempt f = JobLimits.checkFail(key, error, backoff);
       synchronized (lock) {
         QueueState q = state();
         Row r = held(q, key, token);
@@ -263,14 +261,14 @@ public final class MemoryJobQueues {
         }
         long now = micros.getAsLong();
         q.open.remove(r);
-        r.lastError = err;
+        r.lastError = f.error();
         r.updatedMicros = now;
         if (r.attempts >= r.maxAttempts) {
           r.status = JobStatus.IGNORED;
           return JobOutcome.IGNORED;
         }
         r.status = JobStatus.FAILED;
-        r.dueMicros = now + delay;
+        r.dueMicros = now + f.backoffMicros();
         q.open.add(r);
         return JobOutcome.RETRY_SCHEDULED;
       }
