@@ -15,13 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * {@link JobQueue} on PostgreSQL: the rows of table {@code jobs} (schema version 7), one statement per call.
@@ -103,23 +101,14 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public int enqueue(Collection<NewJob> jobs) {
-    if (jobs.size() > JobLimits.MAX_BATCH) {
-      throw new IllegalArgumentException("at most " + JobLimits.MAX_BATCH + " jobs per enqueue but got "
-          + jobs.size());
-    }
-    int n = jobs.size();
+    int n = JobLimits.checkEnqueue(jobs);
     String[] keys = new String[n];
     String[] data = new String[n];
     Integer[] priorities = new Integer[n];
     Integer[] attempts = new Integer[n];
     Long[] delays = new Long[n];
-    Set<String> seen = new HashSet<>();
     int i = 0;
     for (NewJob t : jobs) {
-      Objects.requireNonNull(t, "job");
-      if (!seen.add(t.key())) {
-        throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
-      }
       keys[i] = t.key();
       data[i] = t.data();
       priorities[i] = t.priority();

@@ -8,8 +8,10 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.ToIntFunction;
 
 /**
@@ -139,6 +141,25 @@ public final class JobLimits {
   public static String[] checkKeys(Collection<String> keys) {
     keys.forEach(JobLimits::checkKey);
     return new LinkedHashSet<>(keys).toArray(new String[0]);
+  }
+
+  /**
+   * Checks the jobs of one enqueue: at most {@link #MAX_BATCH}, none null, no key twice.
+   *
+   * @return how many jobs there are
+   */
+  public static int checkEnqueue(Collection<NewJob> jobs) {
+    if (jobs.size() > MAX_BATCH) {
+      throw new IllegalArgumentException("at most " + MAX_BATCH + " jobs per enqueue but got " + jobs.size());
+    }
+    Set<String> seen = new HashSet<>();
+    for (NewJob t : jobs) {
+      Objects.requireNonNull(t, "job");
+      if (!seen.add(t.key())) {
+        throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
+      }
+    }
+    return jobs.size();
   }
 
   /**

@@ -14,14 +14,12 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
 import java.util.function.ObjLongConsumer;
@@ -118,17 +116,7 @@ public final class MemoryJobQueues {
 
     @Override
     public int enqueue(Collection<NewJob> jobs) {
-      if (jobs.size() > JobLimits.MAX_BATCH) {
-        throw new IllegalArgumentException("at most " + JobLimits.MAX_BATCH + " jobs per enqueue but got "
-            + jobs.size());
-      }
-      Set<String> seen = new HashSet<>();
-      for (NewJob t : jobs) {
-        Objects.requireNonNull(t, "job");
-        if (!seen.add(t.key())) {
-          throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
-        }
-      }
+      JobLimits.checkEnqueue(jobs);
       synchronized (lock) {
         QueueState q = state();
         long now = micros.getAsLong();
