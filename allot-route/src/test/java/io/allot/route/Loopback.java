@@ -44,32 +44,17 @@ final class Loopback implements AutoCloseable {
   }
 
   /** One member: a server, its registration, the units it owns (for its owner check) and its call count. */
-  final class Member implements WhoService.Member {
-    final Server server;
-    final String id;
+  final class Member extends WhoService.Member {
     final Set<String> owned = ConcurrentHashMap.newKeySet();
     final AtomicLong served = new AtomicLong();
-    /** How long each call takes (ms); 0: answered at once. */
-    volatile long delayMillis;
     long session;
 
     Member(Server server) {
-      this.server = server;
-      this.id = "127.0.0.1:" + server.getPort();
+      super(server);
     }
 
     @Override
-    public String id() {
-      return id;
-    }
-
-    @Override
-    public long delayMillis() {
-      return delayMillis;
-    }
-
-    @Override
-    public void called() {
+    protected void called() {
       served.incrementAndGet();
     }
 

@@ -43,30 +43,15 @@ final class BenchMembers implements AutoCloseable {
   }
 
   /** One member. */
-  final class Member implements WhoService.Member {
-    final Server server;
-    final String id;
+  final class Member extends WhoService.Member {
     final String version;
     /** The units it owns now; replaced whole by the bench's distributor. */
     volatile Set<String> owned = Set.of();
-    /** How long each call takes, ms (0: at once). */
-    volatile long delayMillis;
     long session;
 
     Member(Server server, String version) {
-      this.server = server;
-      this.id = "127.0.0.1:" + server.getPort();
+      super(server);
       this.version = version;
-    }
-
-    @Override
-    public String id() {
-      return id;
-    }
-
-    @Override
-    public long delayMillis() {
-      return delayMillis;
     }
 
     void stop() {

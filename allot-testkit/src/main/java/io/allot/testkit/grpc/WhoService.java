@@ -38,16 +38,23 @@ public final class WhoService {
     }
   };
 
-  /** The member answering a call, as the call sees it. */
-  public interface Member {
-    /** Its id, the answer. */
-    String id();
+  /** A member on loopback: its server, its id ({@code 127.0.0.1:port}) and how long its answers take. */
+  public abstract static class Member {
+    /** The running server. */
+    public final Server server;
+    /** {@code 127.0.0.1:} and the server's port: the answer. */
+    public final String id;
+    /** How long each call takes, ms; 0: answered at once. Volatile: set by the test, read by the calls. */
+    public volatile long delayMillis;
 
-    /** How long each call takes, ms; 0: answered at once. */
-    long delayMillis();
+    /** A member of {@code server}, started by {@link WhoService#start}. */
+    protected Member(Server server) {
+      this.server = server;
+      this.id = "127.0.0.1:" + server.getPort();
+    }
 
     /** Told of each call before it is answered (a count); nothing by default. */
-    default void called() {}
+    protected void called() {}
   }
 
   private WhoService() {}
@@ -73,10 +80,10 @@ public final class WhoService {
           Member me = self.get();
           me.called();
           Runnable answer = () -> {
-            obs.onNext(me.id());
+            obs.onNext(me.id);
             obs.onCompleted();
           };
-          long delay = me.delayMillis();
+          long delay = me.delayMillis;
           if (delay > 0) {
             delays.schedule(answer, delay, TimeUnit.MILLISECONDS);
           } else {
