@@ -44,7 +44,7 @@ final class Loopback implements AutoCloseable {
   }
 
   /** One member: a server, its registration, the units it owns (for its owner check) and its call count. */
-  final class Member extends WhoService.Member {
+  final class Member extends WhoService.WhoMember {
     final Set<String> owned = ConcurrentHashMap.newKeySet();
     final AtomicLong served = new AtomicLong();
     long session;

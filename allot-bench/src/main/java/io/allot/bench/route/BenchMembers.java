@@ -43,7 +43,7 @@ final class BenchMembers implements AutoCloseable {
   }
 
   /** One member. */
-  final class Member extends WhoService.Member {
+  final class Member extends WhoService.WhoMember {
     final String version;
     /** The units it owns now; replaced whole by the bench's distributor. */
     volatile Set<String> owned = Set.of();

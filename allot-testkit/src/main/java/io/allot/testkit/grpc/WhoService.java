@@ -39,7 +39,7 @@ public final class WhoService {
   };
 
   /** A member on loopback: its server, its id ({@code 127.0.0.1:port}) and how long its answers take. */
-  public abstract static class Member {
+  public abstract static class WhoMember {
     /** The running server. */
     public final Server server;
     /** {@code 127.0.0.1:} and the server's port: the answer. */
@@ -48,7 +48,7 @@ public final class WhoService {
     public volatile long delayMillis;
 
     /** A member of {@code server}, started by {@link WhoService#start}. */
-    protected Member(Server server) {
+    protected WhoMember(Server server) {
       this.server = server;
       this.id = "127.0.0.1:" + server.getPort();
     }
@@ -73,11 +73,11 @@ public final class WhoService {
    * @param wrap the service as served (e.g. with an interceptor), given the plain one
    * @throws UncheckedIOException if the server cannot start
    */
-  public static Server start(MethodDescriptor<String, String> who, Supplier<? extends Member> self,
+  public static Server start(MethodDescriptor<String, String> who, Supplier<? extends WhoMember> self,
       ScheduledExecutorService delays, UnaryOperator<ServerServiceDefinition> wrap) {
     ServerServiceDefinition def = ServerServiceDefinition.builder(who.getServiceName())
         .addMethod(who, ServerCalls.asyncUnaryCall((req, obs) -> {
-          Member me = self.get();
+          WhoMember me = self.get();
           me.called();
           Runnable answer = () -> {
             obs.onNext(me.id);
