@@ -131,15 +131,9 @@ class PausedOwnerStoryTest {
   }
 
   private UnitRunner runner(io.allot.store.Store store, UnitHandler handler) {
-    Divider d = Divider.builder(store)
-        .pool(POOL)
-        .distribution(TABLE)
-        .port(0)
-        .leaseTtl(Duration.ofMillis(1000))
-        .renewEvery(Duration.ofMillis(150))
-        .fenceMargin(Duration.ofMillis(300))
-        .syncInterval(Duration.ofMillis(200))
-        .shutdownGrace(Duration.ofSeconds(1))
+    Divider d = Divider.builder(store).pool(POOL).distribution(TABLE).port(0)
+        .leaseTtl(Duration.ofMillis(1000)).renewEvery(Duration.ofMillis(150)).fenceMargin(Duration.ofMillis(300))
+        .syncInterval(Duration.ofMillis(200)).shutdownGrace(Duration.ofSeconds(1))
         .build();
     UnitRunner r = UnitRunner.builder(d, handler).build();
     closeLater(r);

@@ -124,8 +124,7 @@ class JobWorkerTest {
 
   @Test
   void aLongHandlerKeepsItsLockByExtendingIt() {
-    JobQueue q = queues.queue("long");
-    q.enqueue(NewJob.of("slow"));
+    JobQueue q = queueWithOne("long", "slow");
     CountDownLatch release = new CountDownLatch(1);
     Ends ends = new Ends();
     try (JobWorker w = JobWorker.builder(q, t -> release.await()).listener(ends).lockTtl(Duration.ofMillis(90))
@@ -143,8 +142,7 @@ class JobWorkerTest {
 
   @Test
   void anAttemptWhoseLockWasTakenAwayIsToldAndItsResultRefused() {
-    JobQueue q = queues.queue("taken");
-    q.enqueue(NewJob.of("t"));
+    JobQueue q = queueWithOne("taken", "t");
     CountDownLatch release = new CountDownLatch(1);
     Ends ends = new Ends();
     AtomicInteger sawStop = new AtomicInteger();
@@ -215,5 +213,12 @@ class JobWorkerTest {
     assertThat(b.after(3)).isEqualTo(Duration.ofSeconds(4));
     assertThat(b.after(4)).isEqualTo(Duration.ofSeconds(5));
     assertThat(b.after(1000)).isEqualTo(Duration.ofSeconds(5));
+  }
+
+  /** The queue {@code name} with one job, {@code key}, enqueued. */
+  private JobQueue queueWithOne(String name, String key) {
+    JobQueue q = queues.queue(name);
+    q.enqueue(NewJob.of(key));
+    return q;
   }
 }

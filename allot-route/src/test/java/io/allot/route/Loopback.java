@@ -3,22 +3,14 @@ package io.allot.route;
 import io.allot.store.MemberMeta;
 import io.allot.store.Membership;
 import io.allot.store.Store;
+import io.allot.testkit.grpc.WhoService;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
-import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
-import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,26 +23,8 @@ import java.util.function.Function;
 
 /** Real Netty servers on loopback registered as members of a pool, and channels to {@code allot://pool}. */
 final class Loopback implements AutoCloseable {
-  static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
-
   /** Answers with the member id of the server. */
-  static final MethodDescriptor<String, String> WHO = MethodDescriptor.<String, String>newBuilder()
-      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("allot.test.Echo/Who")
-      .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
+  static final MethodDescriptor<String, String> WHO = WhoService.who("allot.test.Echo");
 
   private static final java.util.concurrent.ScheduledExecutorService DELAYS =
       java.util.concurrent.Executors.newScheduledThreadPool(2, r -> {
@@ -70,18 +44,18 @@ final class Loopback implements AutoCloseable {
   }
 
   /** One member: a server, its registration, the units it owns (for its owner check) and its call count. */
-  final class Member {
-    final Server server;
-    final String id;
+  final class Member extends WhoService.WhoMember {
     final Set<String> owned = ConcurrentHashMap.newKeySet();
     final AtomicLong served = new AtomicLong();
-    /** How long each call takes (ms); 0: answered at once. */
-    volatile long delayMillis;
     long session;
 
     Member(Server server) {
-      this.server = server;
-      this.id = "127.0.0.1:" + server.getPort();
+      super(server);
+    }
+
+    @Override
+    protected void called() {
+      served.incrementAndGet();
     }
 
     Membership membership() {
@@ -106,34 +80,13 @@ final class Loopback implements AutoCloseable {
   /** Starts a server (with an owner check over its {@link Member#owned} units and {@code ownerOf}) and registers it. */
   Member start(MemberMeta meta, Duration ttl, Function<String, String> ownerOf) {
     Member[] self = new Member[1];
-    ServerServiceDefinition def = ServerServiceDefinition.builder("allot.test.Echo")
-        .addMethod(WHO, ServerCalls.asyncUnaryCall((req, obs) -> {
-          Member me = self[0];
-          me.served.incrementAndGet();
-          Runnable answer = () -> {
-            obs.onNext(me.id);
-            obs.onCompleted();
-          };
-          if (me.delayMillis > 0) {
-            DELAYS.schedule(answer, me.delayMillis, TimeUnit.MILLISECONDS);
-          } else {
-            answer.run();
-          }
-        })).build();
-    if (ownerOf != null) {
-      def = ServerInterceptors.intercept(def, new OwnerCheckInterceptor(u -> self[0].owned.contains(u), ownerOf));
-    }
-    try {
-      Server s = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(def)
-          .directExecutor().build().start();
-      Member m = new Member(s);
-      self[0] = m;
-      m.register(meta, ttl);
-      members.add(m);
-      return m;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    Server s = WhoService.start(WHO, () -> self[0], DELAYS, def -> ownerOf == null ? def
+        : ServerInterceptors.intercept(def, new OwnerCheckInterceptor(u -> self[0].owned.contains(u), ownerOf)));
+    Member m = new Member(s);
+    self[0] = m;
+    m.register(meta, ttl);
+    members.add(m);
+    return m;
   }
 
   Member start(MemberMeta meta) {

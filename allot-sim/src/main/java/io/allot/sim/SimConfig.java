@@ -2,6 +2,7 @@ package io.allot.sim;
 
 import io.allot.core.assign.Assigners;
 import io.allot.store.Safety;
+import io.allot.worker.Divider;
 import java.time.Duration;
 
 /**
@@ -161,10 +162,10 @@ public record SimConfig(
     private String strategy = "rendezvous";
     private int steps = 3_000;
     private Duration quiesceLimit = Duration.ofSeconds(60);
-    private Duration leaseTtl = Duration.ofMillis(1500);
-    private Duration renewEvery = Duration.ofMillis(300);
-    private Duration fenceMargin = Duration.ofMillis(500);
-    private Duration syncInterval = Duration.ofMillis(500);
+    private Duration leaseTtl = Divider.DEFAULT_LEASE_TTL;
+    private Duration renewEvery = Divider.DEFAULT_RENEW_EVERY;
+    private Duration fenceMargin = Divider.DEFAULT_FENCE_MARGIN;
+    private Duration syncInterval = Divider.DEFAULT_SYNC_INTERVAL;
     private int maxMoves = 4;
     private Duration releaseHold = Duration.ofSeconds(2);
     private Duration shutdownGrace = Duration.ofSeconds(1);

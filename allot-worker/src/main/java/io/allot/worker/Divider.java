@@ -80,6 +80,18 @@ public final class Divider implements AutoCloseable {
   /** Default distribution hash, as the distributor's {@code -distribution-namespace}. */
   public static final String DEFAULT_DISTRIBUTION = "sys-matching-table";
 
+  /** Default lease TTL ({@link Builder#leaseTtl}). */
+  public static final Duration DEFAULT_LEASE_TTL = Duration.ofMillis(1500);
+
+  /** Default time between two lease renewals ({@link Builder#renewEvery}). */
+  public static final Duration DEFAULT_RENEW_EVERY = Duration.ofMillis(300);
+
+  /** Default fence margin ({@link Builder#fenceMargin}). */
+  public static final Duration DEFAULT_FENCE_MARGIN = Duration.ofMillis(500);
+
+  /** Default time between two reconciliations without a notification ({@link Builder#syncInterval}). */
+  public static final Duration DEFAULT_SYNC_INTERVAL = Duration.ofMillis(500);
+
   private enum Phase { NEW, RUNNING, CANCELLING, CANCELLED }
 
   private final Settings settings;
@@ -565,10 +577,10 @@ public final class Divider implements AutoCloseable {
     private int capacity = Integer.MAX_VALUE;
     private java.util.function.ToIntFunction<String> unitCost = u -> 1;
     private final Map<String, String> attributes = new LinkedHashMap<>();
-    private Duration leaseTtl = Duration.ofMillis(1500);
-    private Duration renewEvery = Duration.ofMillis(300);
-    private Duration fenceMargin = Duration.ofMillis(500);
-    private Duration syncInterval = Duration.ofMillis(500);
+    private Duration leaseTtl = DEFAULT_LEASE_TTL;
+    private Duration renewEvery = DEFAULT_RENEW_EVERY;
+    private Duration fenceMargin = DEFAULT_FENCE_MARGIN;
+    private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
     private int maxConcurrentMoves = 16;
     private int claimBatch = 64;
     private Duration releaseHold = Duration.ofSeconds(30);

@@ -4,22 +4,14 @@ import io.allot.route.AllotNameResolverProvider;
 import io.allot.route.OwnerCheckInterceptor;
 import io.allot.store.MemberMeta;
 import io.allot.store.Store;
+import io.allot.testkit.grpc.WhoService;
 import io.grpc.CallOptions;
 import io.grpc.ClientInterceptor;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerInterceptors;
-import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.ServerCalls;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,24 +25,7 @@ import java.util.function.Function;
 
 /** Members of a pool for the route bench: real Netty servers on loopback answering with their member id. */
 final class BenchMembers implements AutoCloseable {
-  static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
-  static final MethodDescriptor<String, String> WHO = MethodDescriptor.<String, String>newBuilder()
-      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Route/Who")
-      .setRequestMarshaller(UTF8).setResponseMarshaller(UTF8).build();
+  static final MethodDescriptor<String, String> WHO = WhoService.who("bench.Route");
 
   private final ScheduledExecutorService delays = Executors.newScheduledThreadPool(1, r -> {
     Thread t = new Thread(r, "bench-member-delays");
@@ -68,19 +43,14 @@ final class BenchMembers implements AutoCloseable {
   }
 
   /** One member. */
-  final class Member {
-    final Server server;
-    final String id;
+  final class Member extends WhoService.WhoMember {
     final String version;
     /** The units it owns now; replaced whole by the bench's distributor. */
     volatile Set<String> owned = Set.of();
-    /** How long each call takes, ms (0: at once). */
-    volatile long delayMillis;
     long session;
 
     Member(Server server, String version) {
-      this.server = server;
-      this.id = "127.0.0.1:" + server.getPort();
+      super(server);
       this.version = version;
     }
 
@@ -92,34 +62,14 @@ final class BenchMembers implements AutoCloseable {
 
   Member start(MemberMeta meta, long delayMillis, Function<String, String> ownerOf) {
     Member[] self = new Member[1];
-    ServerServiceDefinition def = ServerServiceDefinition.builder("bench.Route")
-        .addMethod(WHO, ServerCalls.asyncUnaryCall((req, obs) -> {
-          Member me = self[0];
-          Runnable answer = () -> {
-            obs.onNext(me.id);
-            obs.onCompleted();
-          };
-          if (me.delayMillis > 0) {
-            delays.schedule(answer, me.delayMillis, TimeUnit.MILLISECONDS);
-          } else {
-            answer.run();
-          }
-        })).build();
-    if (ownerOf != null) {
-      def = ServerInterceptors.intercept(def, new OwnerCheckInterceptor(u -> self[0].owned.contains(u), ownerOf));
-    }
-    try {
-      Server s = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)).addService(def)
-          .directExecutor().build().start();
-      Member m = new Member(s, meta.version());
-      m.delayMillis = delayMillis;
-      self[0] = m;
-      m.session = store.membership(pool).register(m.id, meta, Duration.ofMinutes(5));
-      members.add(m);
-      return m;
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    Server s = WhoService.start(WHO, () -> self[0], delays, def -> ownerOf == null ? def
+        : ServerInterceptors.intercept(def, new OwnerCheckInterceptor(u -> self[0].owned.contains(u), ownerOf)));
+    Member m = new Member(s, meta.version());
+    m.delayMillis = delayMillis;
+    self[0] = m;
+    m.session = store.membership(pool).register(m.id, meta, Duration.ofMinutes(5));
+    members.add(m);
+    return m;
   }
 
   ManagedChannel channel(String target, String policy, Map<String, ?> config, ClientInterceptor... interceptors) {

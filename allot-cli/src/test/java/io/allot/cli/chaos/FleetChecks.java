@@ -15,6 +15,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.stream.Stream;
 import org.awaitility.Awaitility;
 
@@ -115,5 +116,20 @@ final class FleetChecks {
     }
     System.out.printf("%s: event logs and process output kept in %s%n", name, keep);
     return keep;
+  }
+
+  /**
+   * The end of chaos: resumes each worker still paused (a resume time set) and starts again each one still down (a
+   * restart time set) with {@code restart}, given its index.
+   */
+  static void bringBack(Fleet.Worker[] w, long[] resumeAt, long[] restartAt, IntFunction<Fleet.Worker> restart) {
+    for (int i = 0; i < w.length; i++) {
+      if (resumeAt[i] != 0) {
+        w[i].resume();
+      }
+      if (restartAt[i] != 0) {
+        w[i] = restart.apply(i);
+      }
+    }
   }
 }

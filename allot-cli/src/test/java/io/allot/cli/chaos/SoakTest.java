@@ -187,13 +187,8 @@ class SoakTest {
         Thread.sleep(20); // the chaos driver's clock tick (its actions are due at times), not a wait for a result
       }
       // end of chaos: bring everyone back, then every unit must run exactly once
+      FleetChecks.bringBack(w, resumeAt, restartAt, i -> fleet.startWorker(i, ++incarnation[i], ports[i]));
       for (int i = 0; i < WORKERS; i++) {
-        if (resumeAt[i] != 0) {
-          w[i].resume();
-        }
-        if (restartAt[i] != 0) {
-          w[i] = fleet.startWorker(i, ++incarnation[i], ports[i]);
-        }
         if (affinity[i] == 0) {
           w[i].send("affinity 1");
         }

@@ -232,14 +232,8 @@ class TaskChaosTest {
         Thread.sleep(20); // the chaos driver's clock tick (its actions are due at times), not a wait for a result
       }
       // end of chaos: everyone back
-      for (int i = 0; i < WORKERS; i++) {
-        if (resumeAt[i] != 0) {
-          w[i].resume();
-        }
-        if (restartAt[i] != 0) {
-          w[i] = fleet.startWorker(i, ++incarnation[i], ports[i], "--capacity", Integer.toString(CAPACITY));
-        }
-      }
+      FleetChecks.bringBack(w, resumeAt, restartAt,
+          i -> fleet.startWorker(i, ++incarnation[i], ports[i], "--capacity", Integer.toString(CAPACITY)));
       if (downServer != null) {
         serverDown.add(new long[] {serverBackAt - serverOutage, System.currentTimeMillis()});
         if (serverPaused) {

@@ -15,13 +15,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * {@link JobQueue} on PostgreSQL: the rows of table {@code jobs} (schema version 7), one statement per call.
@@ -103,23 +101,14 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public int enqueue(Collection<NewJob> jobs) {
-    if (jobs.size() > JobLimits.MAX_BATCH) {
-      throw new IllegalArgumentException("at most " + JobLimits.MAX_BATCH + " jobs per enqueue but got "
-          + jobs.size());
-    }
-    int n = jobs.size();
+    int n = JobLimits.checkEnqueue(jobs);
     String[] keys = new String[n];
     String[] data = new String[n];
     Integer[] priorities = new Integer[n];
     Integer[] attempts = new Integer[n];
     Long[] delays = new Long[n];
-    Set<String> seen = new HashSet<>();
     int i = 0;
     for (NewJob t : jobs) {
-      Objects.requireNonNull(t, "job");
-      if (!seen.add(t.key())) {
-        throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
-      }
       keys[i] = t.key();
       data[i] = t.data();
       priorities[i] = t.priority();
@@ -204,15 +193,13 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public JobOutcome fail(String key, long token, String error, Duration backoff) {
-    JobLimits.checkKey(key);
-    long delay = JobLimits.checkBackoff(backoff);
-    String err = JobLimits.storedError(error);
+    JobLimits.FailedAttempt f = JobLimits.checkFail(key, error, backoff);
     return db.query("fail job " + key + " in queue " + name, sql.fail, rs -> {
       if (!rs.next()) {
         return JobOutcome.REJECTED;
       }
       return rs.getInt(1) == JobStatus.IGNORED.code() ? JobOutcome.IGNORED : JobOutcome.RETRY_SCHEDULED;
-    }, delay, err, name, key, token);
+    }, f.backoffMicros(), f.error(), name, key, token);
   }
 
   @Override
@@ -229,20 +216,12 @@ final class PgJobQueue implements JobQueue {
 
   @Override
   public int retry(Collection<String> keys) {
-    return byHand("retry", sql.retry, keys);
+    return JobLimits.byHand(keys, a -> db.update("retry " + a.length + " jobs in queue " + name, sql.retry, name, a));
   }
 
   @Override
   public int ignore(Collection<String> keys) {
-    return byHand("ignore", sql.ignore, keys);
-  }
-
-  private int byHand(String what, String statement, Collection<String> keys) {
-    String[] array = JobLimits.checkKeys(keys);
-    if (array.length == 0) {
-      return 0;
-    }
-    return db.update(what + " " + array.length + " jobs in queue " + name, statement, name, array);
+    return JobLimits.byHand(keys, a -> db.update("ignore " + a.length + " jobs in queue " + name, sql.ignore, name, a));
   }
 
   @Override

@@ -56,19 +56,20 @@ final class PgSeedKeys implements SeedKeys {
 
   @Override
   public boolean addToList(String key, String value) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(value, "value");
-    PgChannels.Note note = channels.note(Topic.key(key), "lpush");
-    return db.query("add to list " + key, addToList, PgJdbc.BOOLEAN, key, value, note.pgChannel(), note.payload());
+    return changeList("add to list ", addToList, "lpush", key, value);
   }
 
   @Override
   public boolean removeFromList(String key, String value) {
+    return changeList("remove from list ", removeFromList, "lrem", key, value);
+  }
+
+  /** Runs {@code statement} (add or remove {@code value}) with the key's notification {@code event}. */
+  private boolean changeList(String what, String statement, String event, String key, String value) {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    PgChannels.Note note = channels.note(Topic.key(key), "lrem");
-    return db.query("remove from list " + key, removeFromList, PgJdbc.BOOLEAN, key, value, note.pgChannel(),
-        note.payload());
+    PgChannels.Note note = channels.note(Topic.key(key), event);
+    return db.query(what + key, statement, PgJdbc.BOOLEAN, key, value, note.pgChannel(), note.payload());
   }
 
   @Override

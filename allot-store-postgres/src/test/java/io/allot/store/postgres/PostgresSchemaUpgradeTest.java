@@ -42,8 +42,7 @@ class PostgresSchemaUpgradeTest {
   @ValueSource(ints = {3, 4})
   void aSchemaOfAnEarlierReleaseMigratesAndMatchesAFreshOne(int release) throws Exception {
     try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
-      String s = old.quoted();
-      createAsAnEarlierReleaseDid(c, old.name(), release);
+      String s = createAsAnEarlierReleaseDid(c, old, release);
       // written by that release's statements
       long oldSession = release == 3
           ? longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?)", "pool", "m1", 2, 5, 60_000L, "allot_x", "old")
@@ -128,8 +127,7 @@ class PostgresSchemaUpgradeTest {
   @ValueSource(ints = {7, 8})
   void aSchemaWithJobsOfAnEarlierReleaseKeepsThemAndMatchesAFreshOne(int release) throws Exception {
     try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
-      String s = old.quoted();
-      createAsAnEarlierReleaseDid(c, old.name(), release);
+      String s = createAsAnEarlierReleaseDid(c, old, release);
       long session = longOf(c, "SELECT " + s + ".register(?, ?, ?, ?, ?, ?, ?, ?)", "pool", "m1", 1, 2, 60_000L,
           "allot_x", "old", "zone=z1");
       try (Statement st = c.createStatement()) {
@@ -185,8 +183,7 @@ class PostgresSchemaUpgradeTest {
   @Test
   void theRouteWeightsOfRelease9AreCopiedIntoTheirOwnTables() throws Exception {
     try (TestSchema old = TestSchema.random(); TestSchema fresh = TestSchema.random(); Connection c = TestSchema.raw()) {
-      String s = old.quoted();
-      createAsAnEarlierReleaseDid(c, old.name(), 9);
+      String s = createAsAnEarlierReleaseDid(c, old, 9);
       for (String pool : List.of("svc", "other")) {
         String key = "allot-route:" + pool;
         longOf(c, "SELECT o_epoch FROM " + s + ".publish(?, ?, ?, ?, ?, ?, ?, ?, ?)", key + ":weights", "old",
@@ -222,10 +219,13 @@ class PostgresSchemaUpgradeTest {
 
   /**
    * What the SchemaMigrator of release {@code release} (3, 4, 7, 8 or 9) did on an empty database: version table, the
-   * migrations up to {@code release}, one row each, and (4, 7, 8) its functions with their hash, in {@code schema}.
+   * migrations up to {@code release}, one row each, and (4, 7, 8) its functions with their hash, in {@code old}.
+   *
+   * @return the schema's name, quoted
    */
-  private static void createAsAnEarlierReleaseDid(Connection c, String schema, int release) throws SQLException {
-    String s = SchemaMigrator.quote(schema);
+  private static String createAsAnEarlierReleaseDid(Connection c, TestSchema old, int release) throws SQLException {
+    String schema = old.name();
+    String s = old.quoted();
     try (Statement st = c.createStatement()) {
       st.execute("CREATE SCHEMA " + s);
       st.execute("CREATE TABLE IF NOT EXISTS " + s + ".allot_schema_version (version integer PRIMARY KEY, "
@@ -247,6 +247,7 @@ class PostgresSchemaUpgradeTest {
             + "' WHERE version = " + release);
       }
     }
+    return s;
   }
 
   /** The version rows of a schema at the latest version: the functions' hash on the last one only. */

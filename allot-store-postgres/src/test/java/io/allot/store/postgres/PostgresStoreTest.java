@@ -143,6 +143,16 @@ class PostgresStoreTest extends StoreContractTest {
     }
   }
 
+  /** The sessions of m1 and m2 in a pool. */
+  private record Sessions(long m1, long m2) {}
+
+  /** m1 registers on the store (lease {@code m1Lease}) and claims {@code unit}; m2 registers on the peer (30 s). */
+  private Sessions m1HoldsForM2(String pool, String unit, Duration m1Lease) {
+    long s1 = store.membership(pool).register("m1", MemberMeta.of(1, 10), m1Lease);
+    store.ownership(pool).claim(unit, "m1", s1).orElseThrow();
+    return new Sessions(s1, peer.membership(pool).register("m2", MemberMeta.of(1, 10), Duration.ofSeconds(30)));
+  }
+
   /**
    * A claim of a unit another live session holds is refused without the pool's row lock (and without locking the
    * unit's row, so the holder's release never waits for it): during a planned handoff the new owner asks early and
@@ -151,9 +161,7 @@ class PostgresStoreTest extends StoreContractTest {
   @Test
   void aClaimOfAUnitHeldElsewhereIsRefusedWithoutThePoolLock() throws Exception {
     String pool = key("services");
-    long s1 = store.membership(pool).register("m1", MemberMeta.of(1, 10), Duration.ofSeconds(30));
-    store.ownership(pool).claim("held", "m1", s1).orElseThrow();
-    long s2 = peer.membership(pool).register("m2", MemberMeta.of(1, 10), Duration.ofSeconds(30));
+    long s2 = m1HoldsForM2(pool, "held", Duration.ofSeconds(30)).m2();
     try (Connection locker = TestSchema.raw()) {
       locker.setAutoCommit(false);
       assertThat(rowsOn(locker, SCHEMA, "SELECT pool FROM S.pools WHERE pool = ? FOR UPDATE", pool)).hasSize(1);
@@ -180,9 +188,9 @@ class PostgresStoreTest extends StoreContractTest {
   @Test
   void aRenewalWaitingForAClaimThatSawTheLeaseExpiredDoesNotReviveIt() throws Exception {
     String pool = key("services");
-    long s1 = store.membership(pool).register("m1", MemberMeta.of(1, 10), Duration.ofSeconds(3));
-    store.ownership(pool).claim("u1", "m1", s1).orElseThrow();
-    long s2 = peer.membership(pool).register("m2", MemberMeta.of(1, 10), Duration.ofSeconds(30));
+    Sessions held = m1HoldsForM2(pool, "u1", Duration.ofSeconds(3));
+    long s1 = held.m1();
+    long s2 = held.m2();
     long until = store.membership(pool).members().get("m1").leaseUntilMillis();
     try (Connection claim = TestSchema.raw()) {
       claim.setAutoCommit(false);

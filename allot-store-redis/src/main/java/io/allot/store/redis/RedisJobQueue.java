@@ -13,14 +13,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.EnumMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 
 /**
  * {@link JobQueue} on Redis (standalone or Cluster): the keys of {@link JobKeys}, all in the queue's slot, and one
@@ -58,18 +56,9 @@ final class RedisJobQueue implements JobQueue {
 
   @Override
   public int enqueue(Collection<NewJob> jobs) {
-    if (jobs.size() > JobLimits.MAX_BATCH) {
-      throw new IllegalArgumentException("at most " + JobLimits.MAX_BATCH + " jobs per enqueue but got "
-          + jobs.size());
-    }
-    String[] args = new String[jobs.size() * 5];
-    Set<String> seen = new HashSet<>();
+    String[] args = new String[JobLimits.checkEnqueue(jobs) * 5];
     int i = 0;
     for (NewJob t : jobs) {
-      Objects.requireNonNull(t, "job");
-      if (!seen.add(t.key())) {
-        throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
-      }
       Duration delay = t.delay().compareTo(MAX_DELAY) > 0 ? MAX_DELAY : t.delay();
       args[i++] = t.key();
       args[i++] = t.data();
@@ -185,13 +174,8 @@ final class RedisJobQueue implements JobQueue {
   }
 
   private int byHand(String what, Script script, Collection<String> jobKeys) {
-    String[] args = JobLimits.checkKeys(jobKeys);
-    if (args.length == 0) {
-      return 0;
-    }
-    Long n = redis.run(what + " " + args.length + " jobs in queue " + name, script, ScriptOutputType.INTEGER, keys,
-        args);
-    return n.intValue();
+    return JobLimits.byHand(jobKeys, args -> redis.<Long>run(what + " " + args.length + " jobs in queue " + name,
+        script, ScriptOutputType.INTEGER, keys, args).intValue());
   }
 
   @Override

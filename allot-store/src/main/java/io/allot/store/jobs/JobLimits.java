@@ -8,8 +8,11 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.ToIntFunction;
 
 /**
  * The limits every store enforces on queue names, keys and payloads, checked before anything is written: bad input
@@ -138,6 +141,48 @@ public final class JobLimits {
   public static String[] checkKeys(Collection<String> keys) {
     keys.forEach(JobLimits::checkKey);
     return new LinkedHashSet<>(keys).toArray(new String[0]);
+  }
+
+  /**
+   * Checks the jobs of one enqueue: at most {@link #MAX_BATCH}, none null, no key twice.
+   *
+   * @return how many jobs there are
+   */
+  public static int checkEnqueue(Collection<NewJob> jobs) {
+    if (jobs.size() > MAX_BATCH) {
+      throw new IllegalArgumentException("at most " + MAX_BATCH + " jobs per enqueue but got " + jobs.size());
+    }
+    Set<String> seen = new HashSet<>();
+    for (NewJob t : jobs) {
+      Objects.requireNonNull(t, "job");
+      if (!seen.add(t.key())) {
+        throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
+      }
+    }
+    return jobs.size();
+  }
+
+  /**
+   * Checks the keys of a change by hand ({@link #checkKeys}) and makes it: {@code change} gets the keys without
+   * repeats and returns how many jobs it changed; with no keys it is not called and the answer is 0.
+   */
+  public static int byHand(Collection<String> keys, ToIntFunction<String[]> change) {
+    String[] distinct = checkKeys(keys);
+    return distinct.length == 0 ? 0 : change.applyAsInt(distinct);
+  }
+
+  /**
+   * The checked arguments of a failed attempt.
+   *
+   * @param backoffMicros the backoff in microseconds
+   * @param error         the error as stored ({@link #storedError})
+   */
+  public record FailedAttempt(long backoffMicros, String error) {}
+
+  /** Checks the arguments of a failed attempt: the key ({@link #checkKey}) and the backoff ({@link #checkBackoff}). */
+  public static FailedAttempt checkFail(String key, String error, Duration backoff) {
+    checkKey(key);
+    return new FailedAttempt(checkBackoff(backoff), storedError(error));
   }
 
   /** Checks a worker name: non-empty. */

@@ -14,14 +14,12 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
 import java.util.function.ObjLongConsumer;
@@ -118,17 +116,7 @@ public final class MemoryJobQueues {
 
     @Override
     public int enqueue(Collection<NewJob> jobs) {
-      if (jobs.size() > JobLimits.MAX_BATCH) {
-        throw new IllegalArgumentException("at most " + JobLimits.MAX_BATCH + " jobs per enqueue but got "
-            + jobs.size());
-      }
-      Set<String> seen = new HashSet<>();
-      for (NewJob t : jobs) {
-        Objects.requireNonNull(t, "job");
-        if (!seen.add(t.key())) {
-          throw new IllegalArgumentException("job key '" + t.key() + "' appears twice in one enqueue");
-        }
-      }
+      JobLimits.checkEnqueue(jobs);
       synchronized (lock) {
         QueueState q = state();
         long now = micros.getAsLong();
@@ -252,9 +240,7 @@ public final class MemoryJobQueues {
 
     @Override
     public JobOutcome fail(String key, long token, String error, Duration backoff) {
-      JobLimits.checkKey(key);
-      long delay = JobLimits.checkBackoff(backoff);
-      String err = JobLimits.storedError(error);
+      JobLimits.FailedAttempt f = JobLimits.checkFail(key, error, backoff);
       synchronized (lock) {
         QueueState q = state();
         Row r = held(q, key, token);
@@ -263,14 +249,14 @@ public final class MemoryJobQueues {
         }
         long now = micros.getAsLong();
         q.open.remove(r);
-        r.lastError = err;
+        r.lastError = f.error();
         r.updatedMicros = now;
         if (r.attempts >= r.maxAttempts) {
           r.status = JobStatus.IGNORED;
           return JobOutcome.IGNORED;
         }
         r.status = JobStatus.FAILED;
-        r.dueMicros = now + delay;
+        r.dueMicros = now + f.backoffMicros();
         q.open.add(r);
         return JobOutcome.RETRY_SCHEDULED;
       }

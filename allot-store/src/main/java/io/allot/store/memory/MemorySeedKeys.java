@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * {@link SeedKeys} of the {@link MemoryStore}: the lists and hashes of {@link MemoryState#data}, under its lock.
@@ -26,10 +27,7 @@ final class MemorySeedKeys implements SeedKeys {
 
   @Override
   public boolean addToList(String key, String value) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(value, "value");
-    return s.locked(() -> {
-      List<String> list = s.listOrNull(key);
+    return withList(key, value, list -> {
       if (list != null && list.contains(value)) {
         return false;
       }
@@ -45,10 +43,7 @@ final class MemorySeedKeys implements SeedKeys {
 
   @Override
   public boolean removeFromList(String key, String value) {
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(value, "value");
-    return s.locked(() -> {
-      List<String> list = s.listOrNull(key);
+    return withList(key, value, list -> {
       if (list == null) {
         return false;
       }
@@ -81,15 +76,22 @@ final class MemorySeedKeys implements SeedKeys {
   }
 
   @Override
+  public String hashField(String key, String field) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(field, "field");
+    return s.locked(() -> s.hashField(key, field));
+  }
+
+  @Override
   public Map<String, String> hash(String key) {
     Objects.requireNonNull(key, "key");
     return s.locked(() -> s.hashCopy(key));
   }
 
-  @Override
-  public String hashField(String key, String field) {
+  /** Checks key and value, then applies {@code change} to the key's list (null when there is none) under the lock. */
+  private boolean withList(String key, String value, Predicate<List<String>> change) {
     Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(field, "field");
-    return s.locked(() -> s.hashField(key, field));
+    Objects.requireNonNull(value, "value");
+    return s.locked(() -> change.test(s.listOrNull(key)));
   }
 }
