@@ -125,8 +125,8 @@ public record SimConfig(
       case LOST_STATE_GUARD -> b.lostStateGuard(Duration.ZERO).build();
       case CLOCK_MARGIN -> b.clockMargin(Duration.ZERO).faultEvery(DENSE).build();
       case CONFIRM_BY_UNIT -> b.lateConfirms(0.5).maxConfirmLag(Duration.ofSeconds(15)).faultEvery(DENSE).build();
-      case IN_DOUBT_AFTER_FENCE -> b.faultEvery(DENSE).slowRate(0.1).leaseTtl(Duration.ofSeconds(2))
-          .fenceMargin(Duration.ofSeconds(1)).build();
+      case IN_DOUBT_AFTER_FENCE -> b.faultEvery(DENSE).slowRate(0.1)
+          .lease(Duration.ofSeconds(2), Divider.DEFAULT_RENEW_EVERY, Duration.ofSeconds(1)).build();
       default -> b.build();
     };
   }
@@ -236,17 +236,13 @@ public record SimConfig(
       return this;
     }
 
-    public Builder leaseTtl(Duration leaseTtl) {
+    /**
+     * The members' lease arithmetic, the three numbers together (checked together by {@link #build()}): the lease
+     * TTL, the renewal period and the fence margin; the SDK's defaults ({@code Divider.DEFAULT_*}) unless set.
+     */
+    public Builder lease(Duration leaseTtl, Duration renewEvery, Duration fenceMargin) {
       this.leaseTtl = leaseTtl;
-      return this;
-    }
-
-    public Builder renewEvery(Duration renewEvery) {
       this.renewEvery = renewEvery;
-      return this;
-    }
-
-    public Builder fenceMargin(Duration fenceMargin) {
       this.fenceMargin = fenceMargin;
       return this;
     }

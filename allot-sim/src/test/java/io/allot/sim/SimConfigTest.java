@@ -3,6 +3,7 @@ package io.allot.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.allot.worker.Divider;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -12,9 +13,11 @@ class SimConfigTest {
   void aBadSettingIsNamed() {
     assertThatThrownBy(() -> SimConfig.builder().members(0).build()).hasMessageContaining("members");
     assertThatThrownBy(() -> SimConfig.builder().strategy("nope").build()).hasMessageContaining("nope");
-    assertThatThrownBy(() -> SimConfig.builder().fenceMargin(Duration.ofSeconds(2)).build())
+    assertThatThrownBy(() -> SimConfig.builder()
+        .lease(Divider.DEFAULT_LEASE_TTL, Divider.DEFAULT_RENEW_EVERY, Duration.ofSeconds(2)).build())
         .hasMessageContaining("fenceMargin");
-    assertThatThrownBy(() -> SimConfig.builder().renewEvery(Duration.ofSeconds(1)).build())
+    assertThatThrownBy(() -> SimConfig.builder()
+        .lease(Divider.DEFAULT_LEASE_TTL, Duration.ofSeconds(1), Divider.DEFAULT_FENCE_MARGIN).build())
         .hasMessageContaining("renewEvery");
     assertThatThrownBy(() -> SimConfig.builder().lossRate(1).build()).hasMessageContaining("lossRate");
     assertThatThrownBy(() -> SimConfig.builder().clockMargin(Duration.ofMillis(-1)).build())
