@@ -56,10 +56,13 @@ class UnitRunnerTest extends WorkerTestBase {
     String ida = a.divider().memberId();
     String idb = b.divider().memberId();
     table.publish(ida, "u1,u2,u3", idb, "");
-    await().until(() -> a.running().size() == 3);
+    // the handlers themselves have started, not just their runs: a stop that comes before a handler starts skips it
+    // (no ending is recorded), and the endings below were once empty for that reason
+    await().until(() -> a.running().size() == 3 && runs.keySet().containsAll(java.util.Set.of("u1", "u2", "u3")));
 
     table.publish(ida, "u1", idb, "u2,u3");
-    await().until(() -> b.running().equals(java.util.Set.of("u2", "u3")) && a.running().equals(java.util.Set.of("u1")));
+    await().until(() -> b.running().equals(java.util.Set.of("u2", "u3")) && a.running().equals(java.util.Set.of("u1"))
+        && runs.get("u2").get() == 2 && runs.get("u3").get() == 2); // B's handlers started too (see above)
     assertThat(endings).containsExactlyInAnyOrder("A:u2:REASSIGNED", "A:u3:REASSIGNED");
     assertThat(mem.ownership(P).owners().get("u2").member()).isEqualTo(idb);
 
