@@ -96,7 +96,7 @@ class UnitRunnerTest extends WorkerTestBase {
     String ida = a.divider().memberId();
     String idb = b.divider().memberId();
     table.publish(ida, "u1,u2", idb, "");
-    await().until(() -> a.running().size() == 2);
+    await().until(() -> a.running().size() == 2 && runs.keySet().containsAll(java.util.Set.of("u1", "u2")));
 
     flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.running().isEmpty());
