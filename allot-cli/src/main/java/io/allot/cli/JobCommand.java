@@ -103,9 +103,7 @@ final class JobCommand extends ParentCommand {
     public Integer call() throws IOException {
       Duration d = GoDuration.parse(delay, "--delay");
       List<NewJob> jobs;
-      try (InputStream in = file == null ? System.in : Files.newInputStream(file)) {
-        jobs = parse(file == null ? "stdin" : file.toString(), in.readAllBytes(), maxAttempts, priority, d);
-      }
+      jobs = parse(file == null ? "stdin" : file.toString(), read(file), maxAttempts, priority, d);
       try (Store s = q.store.open("allot-jobs-enqueue", spec.commandLine().getErr())) {
         JobQueue queue = q.open(s);
         int added = 0;
@@ -116,6 +114,18 @@ final class JobCommand extends ParentCommand {
             jobs.size(), queue.name(), jobs.size() - added);
       }
       return 0;
+    }
+
+    /** The bytes of {@code file}, or of stdin if null; a file that cannot be read is bad input naming it. */
+    private static byte[] read(Path file) {
+      try {
+        return file == null ? System.in.readAllBytes() : Files.readAllBytes(file);
+      } catch (java.nio.file.NoSuchFileException e) {
+        throw new BadInputException("--file " + file + ": no such file; nothing enqueued");
+      } catch (IOException e) {
+        throw new BadInputException("--file " + (file == null ? "stdin" : file) + ": cannot read it (" + e
+            + "); nothing enqueued");
+      }
     }
 
     /** Every line checked first; the first bad one is reported with its number. */
@@ -204,6 +214,9 @@ final class JobCommand extends ParentCommand {
 
     abstract int apply(JobQueue queue, List<String> keys);
 
+    /** Refuses the whole command, nothing changed, when one of {@code keys} may not be changed so by hand. */
+    void refuse(JobQueue queue, List<String> keys) {}
+
     abstract String verb();
 
     @Override
@@ -217,9 +230,14 @@ final class JobCommand extends ParentCommand {
       }
       try (Store s = q.store.open("allot-jobs-" + verb(), spec.commandLine().getErr())) {
         JobQueue queue = q.open(s);
+        refuse(queue, keys);
         int n = apply(queue, keys);
         spec.commandLine().getOut().printf("%s %d of %d jobs in queue %s%n", verb().equals("retry") ? "retried"
             : "ignored", n, keys.size(), queue.name());
+        if (n < keys.size()) {
+          List<String> missing = keys.stream().distinct().filter(k -> queue.get(k).isEmpty()).toList();
+          spec.commandLine().getErr().printf("allot: not in queue %s: %s%n", queue.name(), String.join(", ", missing));
+        }
         return n == keys.size() ? 0 : 1;
       }
     }
@@ -238,8 +256,20 @@ final class JobCommand extends ParentCommand {
     }
   }
 
-  @Command(name = "ignore", description = "Marks jobs ignored (70). Exit 1 if a key is missing.")
+  @Command(name = "ignore", description = "Marks jobs ignored (70). Exit 1 if a key is missing; exit 2, nothing changed, if one"
+      + " is finished.")
   static final class Ignore extends ByHand {
+    /** A finished job stays finished: ignoring it would hide that it ran (it was turned ignored without a word). */
+    @Override
+    void refuse(JobQueue queue, List<String> keys) {
+      List<String> finished = keys.stream().distinct()
+          .filter(k -> queue.get(k).map(j -> j.status() == JobStatus.FINISHED).orElse(false)).toList();
+      if (!finished.isEmpty()) {
+        throw new BadInputException("finished, so not ignored: " + String.join(", ", finished) + " (queue "
+            + queue.name() + "); nothing changed");
+      }
+    }
+
     @Override
     int apply(JobQueue queue, List<String> keys) {
       return queue.ignore(keys);

@@ -119,8 +119,9 @@ final class ServerCommand implements Callable<Integer> {
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces());
     CountDownLatch stop = new CountDownLatch(1);
     try (s;
-        OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks));
-        ApiOptions.Running grpc = apiOptions.grpc(tasks);
+        OpsHttpServer http = bound("-prom-port " + promPort,
+            () -> new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks)));
+        ApiOptions.Running grpc = bound("-api-grpc-port", () -> apiOptions.grpc(tasks));
         DistributorServer server = new DistributorServer(s, settings, registry, null).start()) {
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close(); // releases leadership so a standby takes over at once
@@ -133,6 +134,18 @@ final class ServerCommand implements Callable<Integer> {
       stop.await();
     }
     return 0;
+  }
+
+  /**
+   * Opens a listening server; a port it cannot bind (in use, not allowed) is bad input naming the flag, in one line
+   * with exit 2, not a stack trace. The resources opened before it are closed by the caller's try.
+   */
+  static <T> T bound(String flag, java.util.function.Supplier<T> open) {
+    try {
+      return open.get();
+    } catch (java.io.UncheckedIOException e) {
+      throw new BadInputException(flag + ": " + e.getMessage());
+    }
   }
 
   private static boolean ping(Store s) {

@@ -49,10 +49,42 @@ class JobCommandTest {
     r = CliRun.of("job", "retry", "-store", schema.uri(), "--queue", "mail", "a", "missing");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.out()).contains("retried 1 of 2 jobs");
+    assertThat(r.err()).contains("not in queue mail: missing"); // issue 18: the missing key is named
     try (PostgresStore s = PostgresStore.connect(schema.uri())) {
       assertThat(s.jobQueue("mail").get("a").orElseThrow().status()).isEqualTo(JobStatus.TODO);
       assertThat(s.jobQueue("mail").get("c").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
     }
+  }
+
+  /** Issue 18: ignoring a finished job turned it ignored without a word; now refused, naming it, nothing changed. */
+  @Test
+  void aFinishedJobIsNotIgnoredAndNothingElseChangesEither() throws Exception {
+    Path f = dir.resolve("jobs.tsv");
+    Files.writeString(f, "done\nwaiting\n");
+    assertThat(CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "q", "--file", f.toString()).code())
+        .isZero();
+    try (PostgresStore s = PostgresStore.connect(schema.uri())) {
+      ClaimedJob c = s.jobQueue("q").claim("w", 1, Duration.ofMinutes(1)).get(0);
+      assertThat(c.key()).isEqualTo("done");
+      s.jobQueue("q").finish(c.key(), c.token());
+    }
+    CliRun r = CliRun.of("job", "ignore", "-store", schema.uri(), "--queue", "q", "waiting", "done");
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("finished, so not ignored: done").contains("nothing changed");
+    try (PostgresStore s = PostgresStore.connect(schema.uri())) {
+      assertThat(s.jobQueue("q").get("done").orElseThrow().status()).isEqualTo(JobStatus.FINISHED);
+      assertThat(s.jobQueue("q").get("waiting").orElseThrow().status()).isEqualTo(JobStatus.TODO);
+    }
+  }
+
+  /** Issue 18: a file that is not there printed java.nio.file.NoSuchFileException and exit 1. */
+  @Test
+  void aMissingFileIsOneLineNamingItAndNothingIsEnqueued() {
+    String missing = dir.resolve("nonexistent.tsv").toString();
+    CliRun r = CliRun.of("job", "enqueue", "-store", schema.uri(), "--queue", "q", "--file", missing);
+    assertThat(r.code()).isEqualTo(2);
+    assertThat(r.err()).contains("--file " + missing + ": no such file; nothing enqueued")
+        .doesNotContain("Exception");
   }
 
   @Test

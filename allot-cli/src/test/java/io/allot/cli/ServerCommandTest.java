@@ -99,4 +99,18 @@ class ServerCommandTest {
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.err()).startsWith("allot: ").contains("postgresql://postgres@127.0.0.1:1/test").hasLineCount(1);
   }
+
+  /** Issue 18: a busy port said UncheckedIOException with a stack trace; now one line naming the flag, exit 2. */
+  @Test
+  void aBusyPortIsOneLineNamingTheFlag() throws Exception {
+    try (java.net.ServerSocket busy = new java.net.ServerSocket(0, 50, java.net.InetAddress.getByName("0.0.0.0"))) {
+      CliRun r = org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(60), () ->
+          CliRun.of(Map.of("STORE", "memory:"), "server", "-prom-port", String.valueOf(busy.getLocalPort())));
+      assertThat(r.code()).isEqualTo(2);
+      // (the memory store's own warning comes first)
+      assertThat(r.err().lines().filter(l -> l.contains("-prom-port"))).singleElement().asString()
+          .startsWith("allot: -prom-port " + busy.getLocalPort() + ": ").contains("in use");
+      assertThat(r.err()).doesNotContain("Exception").doesNotContain("\tat ");
+    }
+  }
 }
