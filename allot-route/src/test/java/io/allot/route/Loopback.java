@@ -47,7 +47,10 @@ final class Loopback implements AutoCloseable {
   final class Member extends WhoService.WhoMember {
     final Set<String> owned = ConcurrentHashMap.newKeySet();
     final AtomicLong served = new AtomicLong();
-    long session;
+    /** The current registration: written by the test thread, read by the renewal on {@code DELAYS}. */
+    volatile long session;
+    /** Renews the lease while registered, as a live member does; null when deregistered (guarded by this). */
+    private java.util.concurrent.ScheduledFuture<?> renewal;
 
     Member(Server server) {
       super(server);
@@ -62,12 +65,34 @@ final class Loopback implements AutoCloseable {
       return store.membership(pool);
     }
 
-    void register(MemberMeta meta, Duration ttl) {
+    /**
+     * Registers and keeps the lease renewed every third of {@code ttl} until {@link #deregister}: a test that runs
+     * longer than one lease on a loaded machine (seen: 32 s against a 30 s lease, so "no live member") still has a
+     * live fleet.
+     */
+    synchronized void register(MemberMeta meta, Duration ttl) {
       session = membership().register(id, meta, ttl);
+      cancelRenewal();
+      long every = Math.max(1, ttl.toMillis() / 3);
+      renewal = DELAYS.scheduleWithFixedDelay(() -> {
+        try {
+          membership().renew(id, session, ttl);
+        } catch (RuntimeException ignored) {
+          // the store may be closed already; the next round tries again
+        }
+      }, every, every, TimeUnit.MILLISECONDS);
     }
 
-    void deregister() {
+    synchronized void deregister() {
+      cancelRenewal();
       membership().deregister(id, session);
+    }
+
+    private void cancelRenewal() {
+      if (renewal != null) {
+        renewal.cancel(false);
+        renewal = null;
+      }
     }
 
     /** Deregisters and stops the server. */
