@@ -102,8 +102,9 @@ public final class JobDispatcher implements AutoCloseable {
     this.lockTtl = b.lockTtl;
     this.drainTimeout = b.drainTimeout;
     this.rateLimit = b.rateLimit;
-    this.tickMillis = Math.max(10, Math.min(b.heartbeat.toMillis(),
-        Math.min(lockTtl.toMillis(), b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis()) / 3));
+    // a quarter of the lock TTL: each tick's Heartbeat tells the endpoints their deadline (EndpointStreams.heartbeat)
+    this.tickMillis = Math.max(10, Math.min(Math.min(b.heartbeat.toMillis(), lockTtl.toMillis() / 4),
+        b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis() / 3));
     String q = queue.name();
     MeterRegistry m = b.meters;
     Counter abandoned = Counter.builder("allot.queue.dispatch.abandoned").tag("queue", q)
@@ -201,6 +202,7 @@ public final class JobDispatcher implements AutoCloseable {
       }
       streams.reconcile(wanted, leading, lease.token());
       locks.pass(streams::lost);
+      streams.heartbeat(); // after the pass: the deadlines count the extensions just made
     } catch (RuntimeException e) {
       log.error("queue {}: dispatcher tick failed", queue.name(), e);
     }

@@ -126,6 +126,12 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     private boolean done;
     /** Written by the Hello only. */
     private volatile ScheduledFuture<?> heartbeat;
+    /**
+     * The stream's deadline ({@code System.nanoTime()}), valid once {@code armed}: written by the gRPC thread that
+     * delivers this call's messages (one at a time), read by the watchdog on the heartbeat thread.
+     */
+    private volatile long deadlineNanos;
+    private volatile boolean armed;
 
     Stream(ServerCallStreamObserver<EndpointMessage> out) {
       this.out = out;
@@ -138,7 +144,11 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     public void onNext(DispatcherMessage m) {
       switch (m.getKindCase()) {
         case HELLO -> hello(m.getHello());
-        case JOB -> job(m.getJob());
+        case HEARTBEAT -> deadline(m.getHeartbeat().getStopAfterMs(), true);
+        case JOB -> {
+          deadline(m.getJob().getStopAfterMs(), false);
+          job(m.getJob());
+        }
         case VERDICT -> {
           Running r = jobs.remove(new AttemptKey(m.getVerdict().getKey(), m.getVerdict().getToken()));
           if (r != null) {
@@ -169,6 +179,56 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       send(ready);
       long every = Math.max(10, h.getHeartbeatMs());
       heartbeat = heartbeats.scheduleAtFixedRate(() -> send(ready), every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Moves the deadline {@code stopAfterMs} from now (0: the dispatcher gives none): a Heartbeat sets it, as it covers
+     * every job received before it; a Job only brings it nearer (or sets the first one). A check runs at the new
+     * deadline; one that finds the deadline moved later does nothing.
+     */
+    private void deadline(long stopAfterMs, boolean heartbeat) {
+      if (stopAfterMs <= 0) {
+        return;
+      }
+      long ms = Math.min(stopAfterMs, JobHandler.RetryAfter.MAX_WAIT.toMillis());
+      long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      if (heartbeat || !armed || at - deadlineNanos < 0) {
+        deadlineNanos = at;
+        armed = true;
+        try {
+          heartbeats.schedule(this::checkDeadline, ms, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+          // the endpoint is closed: its streams end anyway
+        }
+      }
+    }
+
+    /**
+     * The watchdog: past the deadline the dispatcher may no longer be keeping the jobs' locks (a cut that closed
+     * nothing looks like this), so every handler of the stream is stopped before another endpoint can get its job,
+     * no result is sent, and the stream is closed with an error naming the deadline.
+     */
+    private void checkDeadline() {
+      long late = System.nanoTime() - deadlineNanos;
+      if (!armed || late < 0) {
+        return;
+      }
+      synchronized (out) {
+        if (done) {
+          return;
+        }
+        done = true;
+        try {
+          out.onError(io.grpc.Status.UNAVAILABLE.withDescription("endpoint " + endpointId + " heard no Heartbeat "
+              + "from dispatcher " + dispatcher + " by its deadline: its jobs were stopped").asRuntimeException());
+        } catch (RuntimeException e) {
+          log.debug("{}: closing the stream failed: {}", name, e.toString());
+        }
+      }
+      log.warn("{}: heard nothing from dispatcher {} by the deadline it gave ({} ms late): stopping the stream's {} "
+          + "jobs (their results are not sent; they run again once their locks expire) and closing it", name,
+          dispatcher, TimeUnit.NANOSECONDS.toMillis(late), jobs.size());
+      cleanUp();
     }
 
     private void job(io.allot.jobs.v1.Job j) {
