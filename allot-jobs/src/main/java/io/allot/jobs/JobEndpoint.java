@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * all streams, so while two dispatchers talk to the endpoint at once (a deposed leader draining, a new one starting)
  * jobs may wait here for a thread; their locks are extended by the dispatcher meanwhile. When the dispatcher cancels
  * a job (its lock is lost) or its stream ends, the job's {@link JobContext#stopRequested()} turns true and its
- * handler thread is interrupted: its result could not count, and the job runs again after its lock expires. A
+ * handler thread is interrupted: its result could not count, and the job runs again after its lock expires. The same
+ * happens to every job of a stream whose deadline passes: each dispatcher Heartbeat (and Job) says how long its locks
+ * are surely kept, less a margin, and a stream that hears none by then is closed without results
+ * ({@code jobs.proto}, "Deadline"), so a network cut that closes nothing cannot run a job twice at once. A
  * failure is reported as the store keeps it ({@code ExceptionClass: message}), with a {@link JobHandler.RetryAfter}'s
  * wait as {@code retry_after_ms}.
  *
@@ -114,7 +117,8 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
 
   /**
    * One dispatcher's stream: answers its Hello with Ready (repeated as the heartbeat), runs its jobs, sends their
-   * results, tells the listener its verdicts, stops the jobs it cancels, and all of its jobs when it ends.
+   * results, tells the listener its verdicts, stops the jobs it cancels, and all of its jobs when it ends or its
+   * deadline passes.
    */
   private final class Stream implements StreamObserver<DispatcherMessage> {
     private final ServerCallStreamObserver<EndpointMessage> out;
