@@ -151,7 +151,8 @@ final class EndpointStreams {
         continue; // lost while it waited: the lock keeper let it go
       }
       best.outstanding.put(EndpointStream.AttemptId.of(l), l);
-      best.send(Wire.job(l.job(), lockTtl));
+      best.send(Wire.job(l.job(), lockTtl,
+          Wire.stopAfterMillis(l.heldUntilNanos() - locks.clock().getAsLong(), lockTtl)));
     }
   }
 
@@ -240,6 +241,38 @@ final class EndpointStreams {
   // ------------------------------------------------------------------ the control thread
 
   /**
+   * Sends every open stream a Heartbeat (the control thread, right after the lock keeper's pass): its endpoint's
+   * deadline is the shortest time a lock of the stream's jobs is surely kept from now (the lock TTL if it has none),
+   * less the margin, so the endpoint stops their handlers before any of those locks can expire.
+   */
+  void heartbeat() {
+    synchronized (lock) {
+      streams.values().forEach(this::beat);
+    }
+  }
+
+  /** Sends {@code s} a Heartbeat unless it was dropped. Guarded by {@code lock} (no job is sent meanwhile). */
+  private void beat(EndpointStream s) {
+    if (s.open) {
+      s.send(Wire.heartbeat(Wire.stopAfterMillis(keptFor(s, locks.clock().getAsLong()), lockTtl)));
+    }
+  }
+
+  /**
+   * How long every lock of {@code s}'s jobs is surely kept from {@code now}; lost ones (their Cancel was sent) are
+   * left out. Guarded by {@code lock}.
+   */
+  private long keptFor(EndpointStream s, long now) {
+    long kept = lockTtl.toNanos();
+    for (HeldLock l : s.outstanding.values()) {
+      if (!l.stopRequested()) {
+        kept = Math.min(kept, l.heldUntilNanos() - now);
+      }
+    }
+    return kept;
+  }
+
+  /**
    * Follows the wanted endpoints: opens streams to new ones (while leading), drains and ends streams no longer wanted
    * (once their jobs are back), drops silent ones, and shuts unused channels.
    *
@@ -310,6 +343,9 @@ final class EndpointStreams {
     }
     JobEndpointGrpc.newStub(ch).dispatch(s);
     s.send(Wire.hello(dispatcherId, queue, leaseToken, heartbeat));
+    synchronized (lock) {
+      beat(s); // the endpoint's first deadline, before any job
+    }
   }
 
   // ------------------------------------------------------------------ shutdown and views

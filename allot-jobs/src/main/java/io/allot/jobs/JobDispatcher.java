@@ -58,6 +58,10 @@ import org.slf4j.LoggerFactory;
  *       nor finished, only no longer extended, and run again (on any endpoint) once their locks expired. Failing them
  *       at once would hand them to another endpoint while the first may still run them (a cut network looks the same
  *       as a dead endpoint); the lock TTL is the first endpoint's time to notice the broken stream and stop.</li>
+ *   <li>Every tick (at most a quarter of the lock TTL), right after extending locks, each stream gets a Heartbeat
+ *       with its endpoint's deadline: the shortest time its jobs' locks are surely kept, less a fifth of the lock
+ *       TTL. An endpoint that hears none by then stops the stream's handlers, so a cut that closes nothing (a proxy
+ *       that stops forwarding) cannot run a job twice at once ({@code jobs.proto}, "Deadline").</li>
  *   <li>A job is finished only on its endpoint's result, and only with its own token; a result whose token lost
  *       the lock is refused by the store and reported back as rejected.</li>
  *   <li>Results are reported like a {@link JobWorker}'s ({@link AttemptReporter}): successes finished in batches,
@@ -102,8 +106,9 @@ public final class JobDispatcher implements AutoCloseable {
     this.lockTtl = b.lockTtl;
     this.drainTimeout = b.drainTimeout;
     this.rateLimit = b.rateLimit;
-    this.tickMillis = Math.max(10, Math.min(b.heartbeat.toMillis(),
-        Math.min(lockTtl.toMillis(), b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis()) / 3));
+    // a quarter of the lock TTL: each tick's Heartbeat tells the endpoints their deadline (EndpointStreams.heartbeat)
+    this.tickMillis = Math.max(10, Math.min(Math.min(b.heartbeat.toMillis(), lockTtl.toMillis() / 4),
+        b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis() / 3));
     String q = queue.name();
     MeterRegistry m = b.meters;
     Counter abandoned = Counter.builder("allot.queue.dispatch.abandoned").tag("queue", q)
@@ -201,6 +206,7 @@ public final class JobDispatcher implements AutoCloseable {
       }
       streams.reconcile(wanted, leading, lease.token());
       locks.pass(streams::lost);
+      streams.heartbeat(); // after the pass: the deadlines count the extensions just made
     } catch (RuntimeException e) {
       log.error("queue {}: dispatcher tick failed", queue.name(), e);
     }
@@ -327,7 +333,8 @@ public final class JobDispatcher implements AutoCloseable {
 
     /**
      * How often endpoints must send something (told in the Hello); a stream silent for three times as long is taken
-     * for dead. At least 10 ms, default 1 s.
+     * for dead. The dispatcher's own Heartbeats go at least this often too (and at least every quarter of the lock
+     * TTL). At least 10 ms, default 1 s.
      */
     public Builder heartbeat(Duration heartbeat) {
       this.heartbeat = atLeast("heartbeat", heartbeat, 10);

@@ -39,7 +39,10 @@ import org.slf4j.LoggerFactory;
  * all streams, so while two dispatchers talk to the endpoint at once (a deposed leader draining, a new one starting)
  * jobs may wait here for a thread; their locks are extended by the dispatcher meanwhile. When the dispatcher cancels
  * a job (its lock is lost) or its stream ends, the job's {@link JobContext#stopRequested()} turns true and its
- * handler thread is interrupted: its result could not count, and the job runs again after its lock expires. A
+ * handler thread is interrupted: its result could not count, and the job runs again after its lock expires. The same
+ * happens to every job of a stream whose deadline passes: each dispatcher Heartbeat (and Job) says how long its locks
+ * are surely kept, less a margin, and a stream that hears none by then is closed without results
+ * ({@code jobs.proto}, "Deadline"), so a network cut that closes nothing cannot run a job twice at once. A
  * failure is reported as the store keeps it ({@code ExceptionClass: message}), with a {@link JobHandler.RetryAfter}'s
  * wait as {@code retry_after_ms}.
  *
@@ -114,7 +117,8 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
 
   /**
    * One dispatcher's stream: answers its Hello with Ready (repeated as the heartbeat), runs its jobs, sends their
-   * results, tells the listener its verdicts, stops the jobs it cancels, and all of its jobs when it ends.
+   * results, tells the listener its verdicts, stops the jobs it cancels, and all of its jobs when it ends or its
+   * deadline passes.
    */
   private final class Stream implements StreamObserver<DispatcherMessage> {
     private final ServerCallStreamObserver<EndpointMessage> out;
@@ -126,6 +130,12 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     private boolean done;
     /** Written by the Hello only. */
     private volatile ScheduledFuture<?> heartbeat;
+    /**
+     * The stream's deadline ({@code System.nanoTime()}), valid once {@code armed}: written by the gRPC thread that
+     * delivers this call's messages (one at a time), read by the watchdog on the heartbeat thread.
+     */
+    private volatile long deadlineNanos;
+    private volatile boolean armed;
 
     Stream(ServerCallStreamObserver<EndpointMessage> out) {
       this.out = out;
@@ -138,7 +148,11 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     public void onNext(DispatcherMessage m) {
       switch (m.getKindCase()) {
         case HELLO -> hello(m.getHello());
-        case JOB -> job(m.getJob());
+        case HEARTBEAT -> deadline(m.getHeartbeat().getStopAfterMs(), true);
+        case JOB -> {
+          deadline(m.getJob().getStopAfterMs(), false);
+          job(m.getJob());
+        }
         case VERDICT -> {
           Running r = jobs.remove(new AttemptKey(m.getVerdict().getKey(), m.getVerdict().getToken()));
           if (r != null) {
@@ -169,6 +183,56 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       send(ready);
       long every = Math.max(10, h.getHeartbeatMs());
       heartbeat = heartbeats.scheduleAtFixedRate(() -> send(ready), every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Moves the deadline {@code stopAfterMs} from now (0: the dispatcher gives none): a Heartbeat sets it, as it covers
+     * every job received before it; a Job only brings it nearer (or sets the first one). A check runs at the new
+     * deadline; one that finds the deadline moved later does nothing.
+     */
+    private void deadline(long stopAfterMs, boolean heartbeat) {
+      if (stopAfterMs <= 0) {
+        return;
+      }
+      long ms = Math.min(stopAfterMs, JobHandler.RetryAfter.MAX_WAIT.toMillis());
+      long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
+      if (heartbeat || !armed || at - deadlineNanos < 0) {
+        deadlineNanos = at;
+        armed = true;
+        try {
+          heartbeats.schedule(this::checkDeadline, ms, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+          // the endpoint is closed: its streams end anyway
+        }
+      }
+    }
+
+    /**
+     * The watchdog: past the deadline the dispatcher may no longer be keeping the jobs' locks (a cut that closed
+     * nothing looks like this), so every handler of the stream is stopped before another endpoint can get its job,
+     * no result is sent, and the stream is closed with an error naming the deadline.
+     */
+    private void checkDeadline() {
+      long late = System.nanoTime() - deadlineNanos;
+      if (!armed || late < 0) {
+        return;
+      }
+      synchronized (out) {
+        if (done) {
+          return;
+        }
+        done = true;
+        try {
+          out.onError(io.grpc.Status.UNAVAILABLE.withDescription("endpoint " + endpointId + " heard no Heartbeat "
+              + "from dispatcher " + dispatcher + " by its deadline: its jobs were stopped").asRuntimeException());
+        } catch (RuntimeException e) {
+          log.debug("{}: closing the stream failed: {}", name, e.toString());
+        }
+      }
+      log.warn("{}: heard nothing from dispatcher {} by the deadline it gave ({} ms late): stopping the stream's {} "
+          + "jobs (their results are not sent; they run again once their locks expire) and closing it", name,
+          dispatcher, TimeUnit.NANOSECONDS.toMillis(late), jobs.size());
+      cleanUp();
     }
 
     private void job(io.allot.jobs.v1.Job j) {

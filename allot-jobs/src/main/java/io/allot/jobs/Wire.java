@@ -3,6 +3,7 @@ package io.allot.jobs;
 import io.allot.jobs.v1.Cancel;
 import io.allot.jobs.v1.DispatcherMessage;
 import io.allot.jobs.v1.EndpointMessage;
+import io.allot.jobs.v1.Heartbeat;
 import io.allot.jobs.v1.Hello;
 import io.allot.jobs.v1.Job;
 import io.allot.jobs.v1.Ready;
@@ -10,6 +11,7 @@ import io.allot.jobs.v1.Result;
 import io.allot.jobs.v1.Verdict;
 import io.allot.store.jobs.ClaimedJob;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The messages of {@code allot/jobs/v1/jobs.proto}, made and read in one place for both ends, with the one mapping
@@ -24,10 +26,32 @@ final class Wire {
         .setLeaseToken(leaseToken).setHeartbeatMs(heartbeat.toMillis())).build();
   }
 
-  static DispatcherMessage job(ClaimedJob j, Duration lockTtl) {
+  /** A job; {@code stopAfterMillis} is the endpoint's deadline for it ({@link #stopAfterMillis}). */
+  static DispatcherMessage job(ClaimedJob j, Duration lockTtl, long stopAfterMillis) {
     return DispatcherMessage.newBuilder().setJob(Job.newBuilder().setKey(j.key()).setToken(j.token())
         .setData(j.data()).setAttempt(j.attempt()).setMaxAttempts(j.maxAttempts())
-        .setLockTtlMs(lockTtl.toMillis())).build();
+        .setLockTtlMs(lockTtl.toMillis()).setStopAfterMs(stopAfterMillis)).build();
+  }
+
+  static DispatcherMessage heartbeat(long stopAfterMillis) {
+    return DispatcherMessage.newBuilder().setHeartbeat(Heartbeat.newBuilder().setStopAfterMs(stopAfterMillis))
+        .build();
+  }
+
+  /**
+   * The endpoint's deadline, in ms from receipt, for locks surely kept {@code heldNanos} more from now: that less the
+   * safety margin ({@link #stopMarginNanos}), at least 1 (a deadline of 0 would mean none).
+   */
+  static long stopAfterMillis(long heldNanos, Duration lockTtl) {
+    return Math.max(1, TimeUnit.NANOSECONDS.toMillis(heldNanos - stopMarginNanos(lockTtl)));
+  }
+
+  /**
+   * The time an endpoint is given to hear a message and stop its handlers before the lock can expire: a fifth of the
+   * lock TTL (one message's transit, the endpoint's timer, the handlers' response to the interrupt).
+   */
+  static long stopMarginNanos(Duration lockTtl) {
+    return lockTtl.toNanos() / 5;
   }
 
   static DispatcherMessage verdict(String key, long token, AttemptOutcome outcome) {
