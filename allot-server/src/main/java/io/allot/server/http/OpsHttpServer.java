@@ -73,7 +73,8 @@ public final class OpsHttpServer implements AutoCloseable {
       server.start();
     } catch (IOException e) {
       stopQuietly();
-      throw new UncheckedIOException("cannot listen on port " + port + " for /metrics: " + e.getMessage(), e);
+      String why = e.getCause() == null ? e.getMessage() : e.getMessage() + " (" + e.getCause().getMessage() + ")";
+      throw new UncheckedIOException("cannot listen on port " + port + " for /metrics: " + why, e);
     } catch (Exception e) {
       stopQuietly();
       throw new IllegalStateException("cannot start the HTTP server on port " + port + ": " + e, e);
@@ -84,6 +85,11 @@ public final class OpsHttpServer implements AutoCloseable {
 
   public int port() {
     return connector.getLocalPort();
+  }
+
+  /** Whether accepted connections have Nagle's algorithm off. */
+  boolean tcpNoDelay() {
+    return connector.getAcceptedTcpNoDelay();
   }
 
   /** The paths: each answered on a pool thread; the API once its body is read. */

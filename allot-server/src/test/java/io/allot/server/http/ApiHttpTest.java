@@ -31,6 +31,12 @@ class ApiHttpTest {
   static final String TASKS = "/api/v1/pools/p/tasks";
 
   @Test
+  void theServerTurnsNaglesAlgorithmOff() {
+    // with it on, every response written in parts waited for the client's delayed ACK: ~40 ms per request
+    assertThat(f.server.tcpNoDelay()).isTrue();
+  }
+
+  @Test
   void createGetListUpdateDelete() {
     Res r = f.write("POST", TASKS, "{\"name\":\"crud\",\"args\":{ \"b\":2, \"a\":[1,2] },\"cost\":2}");
     assertThat(r.status()).as(r.body()).isEqualTo(201);
