@@ -6,6 +6,7 @@ import io.allot.tasks.service.TaskService;
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Option;
@@ -17,8 +18,13 @@ import picocli.CommandLine.Option;
 final class ApiOptions {
   @Option(names = {"-api-token", "--api-token"}, paramLabel = "TOKEN", defaultValue = "",
       description = "Bearer token the task API's writes need (POST, PUT, DELETE under /api/v1 and the gRPC writes); "
-          + "reads are open. Empty: writes are open too. Env API_TOKEN.")
+          + "reads are open. Empty: writes only from loopback (see -api-open-writes). Env API_TOKEN.")
   String token;
+
+  @Option(names = {"-api-open-writes", "--api-open-writes"},
+      description = "Without -api-token, accept the task API's writes from every address (default: from loopback only;"
+          + " the gRPC API then listens on loopback only).")
+  boolean openWrites;
 
   @Option(names = {"-api-grpc-port", "--api-grpc-port"}, paramLabel = "PORT", defaultValue = "0",
       description = "Port of the task API as gRPC (allot.tasks.v1.Tasks); 0 = not served. Default ${DEFAULT-VALUE}.")
@@ -33,7 +39,7 @@ final class ApiOptions {
 
   /** The REST handler for {@code /api/v1}. */
   ApiHandler http(TaskService service) {
-    return new ApiHandler(service, token);
+    return new ApiHandler(service, token, openWrites);
   }
 
   /** A running gRPC API server, or nothing when the port is 0. Closing it stops it. */
@@ -46,7 +52,8 @@ final class ApiOptions {
   }
 
   /**
-   * Starts the gRPC API on {@link #grpcPort} (all interfaces), or nothing when it is 0.
+   * Starts the gRPC API on {@link #grpcPort}, or nothing when it is 0: on every interface with a token or
+   * {@code -api-open-writes}, else on loopback only (its writes have no other check).
    *
    * @throws BadInputException if the port cannot be bound
    */
@@ -62,7 +69,9 @@ final class ApiOptions {
         public void close() {}
       };
     }
-    Server server = NettyServerBuilder.forAddress(new InetSocketAddress(grpcPort))
+    InetSocketAddress at = token.isEmpty() && !openWrites
+        ? new InetSocketAddress(InetAddress.getLoopbackAddress(), grpcPort) : new InetSocketAddress(grpcPort);
+    Server server = NettyServerBuilder.forAddress(at)
         .addService(TasksGrpcService.definition(service, token)).build();
     try {
       server.start();
@@ -90,7 +99,7 @@ final class ApiOptions {
 
   /** One line on how writes are protected. */
   String describeAuth() {
-    return token.isEmpty() ? "writes are OPEN to anyone who reaches the port (set -api-token or API_TOKEN)"
-        : "writes need the bearer token";
+    return ApiHandler.describeWrites(!token.isEmpty(), openWrites)
+        + (token.isEmpty() && !openWrites && grpcPort != 0 ? "; gRPC on loopback only" : "");
   }
 }

@@ -100,6 +100,27 @@ class ApiProcessTest {
     }
   }
 
+  /** Without a token, writes are loopback-only and the start-up line says so; the flag that opens them is documented. */
+  @Test
+  void withoutATokenTheStartUpLineSaysWritesAreLoopbackOnly() throws Exception {
+    ProcessBuilder pb = ServerProcessTest.allot("dev", "--members", "1", "--units", "1", "--duration", "60s",
+        "-prom-port", "0");
+    StringBuffer log = new StringBuffer();
+    CompletableFuture<Integer> port = new CompletableFuture<>();
+    Process proc = start(pb, Pattern.compile("task API on http://127.0.0.1:(\\d+)/api/v1"), port, log);
+    try {
+      int p = port.get(30, TimeUnit.SECONDS);
+      assertThat(p).as(log.toString()).isPositive();
+      assertThat(log.toString()).contains("no API token: writes only from loopback").contains("-api-open-writes");
+      String tasks = "http://127.0.0.1:" + p + "/api/v1/pools/sys-robots-list/tasks";
+      assertThat(send("POST", tasks, "{\"name\":\"l\"}", null).statusCode()).as("loopback writes").isEqualTo(201);
+    } finally {
+      proc.destroyForcibly();
+      proc.waitFor(20, TimeUnit.SECONDS);
+    }
+    assertThat(CliRun.of("server", "--help").out()).contains("-api-open-writes");
+  }
+
   @Test
   void devServesTheApiForItsPool() throws Exception {
     ProcessBuilder pb = ServerProcessTest.allot("dev", "--members", "1", "--units", "2", "--duration", "60s",

@@ -21,7 +21,7 @@ import org.springframework.context.annotation.Bean;
  * With {@code allot.api.enabled=true} (and {@code allot-server} on the class path): the task management API of
  * {@code bin/allot server}, its {@link OpsHttpServer} with the {@link ApiHandler} under {@code /api/v1}, listening on
  * {@code allot.api.port} from the bean's creation until the context closes; writes need {@code allot.api.token} when
- * it is set. {@code /metrics} shows the application's {@link PrometheusMeterRegistry} when it has one; {@code /healthz}
+ * it is set, else are accepted from loopback only ({@code allot.api.open-writes=true}: from everywhere). {@code /metrics} shows the application's {@link PrometheusMeterRegistry} when it has one; {@code /healthz}
  * answers 503 while the store does not.
  */
 @AutoConfiguration(after = AllotStoreAutoConfiguration.class,
@@ -46,10 +46,10 @@ public class AllotApiAutoConfiguration {
     PrometheusMeterRegistry registry = prometheus.getIfAvailable(() -> new PrometheusMeterRegistry(
         PrometheusConfig.DEFAULT));
     String version = OpsHttpServer.class.getPackage().getImplementationVersion();
+    ApiHandler handler = new ApiHandler(tasks, api.token(), api.openWrites());
     OpsHttpServer server = new OpsHttpServer(api.port(), registry, version == null ? "dev" : version,
-        () -> reachable(store), new ApiHandler(tasks, api.token()));
-    log.info("allot task API on :{}/api/v1 ({})", server.port(), api.token().isEmpty()
-        ? "writes are OPEN to anyone who reaches the port: set allot.api.token" : "writes need the bearer token");
+        () -> reachable(store), handler);
+    log.info("allot task API on :{}/api/v1 ({})", server.port(), handler.describeWrites());
     return server;
   }
 

@@ -139,7 +139,8 @@ public record AllotProperties(
       @DefaultValue("false") boolean enabled,
       @DefaultValue("9091") int port,
       @DefaultValue("") String token,
-      java.util.List<String> pools) {
+      java.util.List<String> pools,
+      @DefaultValue("false") boolean openWrites) {
 
     /** The settings; pools never null. */
     public ApiSettings {

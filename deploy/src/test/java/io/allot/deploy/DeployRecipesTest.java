@@ -162,7 +162,7 @@ class DeployRecipesTest {
   /** The server's ops HTTP server registers {@code path}. */
   static void assertServed(String path) throws IOException {
     assertThat(Files.readString(ROOT.resolve("allot-server/src/main/java/io/allot/server/http/OpsHttpServer.java")))
-        .contains("createContext(\"" + path + "\"");
+        .contains("case \"" + path + "\"");
   }
 
   void assertPdbSelects(Map<String, Object> deployment) throws IOException {

@@ -3,19 +3,16 @@ package io.allot.server.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
 import io.allot.store.tasks.TaskLimits;
 import io.allot.tasks.service.TaskJson;
 import io.allot.tasks.service.TaskService;
 import io.allot.tasks.service.TaskServiceException;
 import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.service.TaskView;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -24,6 +21,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,19 +34,24 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code POST /api/v1/pools/{pool}/tasks} {@code {"name", "args", "cost"}}: 201 with the task when created,
  *       200 with the task when an identical one exists (same canonical args and cost), 409 when one exists with
  *       other args or cost. {@code args} defaults to {@code {}}, {@code cost} to 1.</li>
- *   <li>{@code GET /api/v1/pools/{pool}/tasks[?status=S]}: {@code {"tasks": [...]}}, live and deleted.</li>
+ *   <li>{@code GET /api/v1/pools/{pool}/tasks[?status=S][&limit=N][&after=C]}: {@code {"tasks": [...], "next": C}},
+ *       live and deleted, by name, at most {@code limit} (1..{@value #MAX_LIMIT}, default {@value #MAX_LIMIT}) after
+ *       the task named {@code after}; {@code next} is the cursor of the next page (the last name given), null on the
+ *       last page.</li>
  *   <li>{@code GET|PUT|DELETE /api/v1/pools/{pool}/tasks/{name}}: the task; PUT {@code {"args", "cost"}} (cost
  *       optional: kept) answers 200; DELETE answers 202 (deletion converges: OnDeleting, then Deleted).</li>
  *   <li>{@code GET /api/v1/pools}, {@code GET /api/v1/pools/{pool}/members}.</li>
  * </ul>
  *
  * Writes (POST, PUT, DELETE) need {@code Authorization: Bearer <token>} when the handler has a token (401
- * otherwise); reads are open. Errors are {@code {"error": "<field>: <what is wrong>"}}: 400 bad input or malformed
- * JSON, 401, 404 unknown pool, task or path, 405 wrong method (with {@code Allow}), 409, 413 (args over
- * {@value TaskLimits#MAX_ARGS_BYTES} bytes, or a body over {@value #MAX_BODY_BYTES} bytes), 503 store
- * unreachable. A refused request changes nothing.
+ * otherwise); without a token they are accepted only from a loopback address (403 {@link #LOOPBACK_ONLY} otherwise)
+ * unless writes were opened ({@code -api-open-writes}); reads are open. Errors are
+ * {@code {"error": "<field>: <what is wrong>"}}: 400 bad input or malformed JSON, 401, 403, 404 unknown pool, task or
+ * path, 405 wrong method (with {@code Allow}), 409, 413 (args over {@value TaskLimits#MAX_ARGS_BYTES} bytes, or a body
+ * over {@value #MAX_BODY_BYTES} bytes), 503 store unreachable (the body never names the store: its URI and user go to
+ * the log only). A refused request changes nothing.
  */
-public final class ApiHandler implements HttpHandler {
+public final class ApiHandler {
   private static final Logger log = LoggerFactory.getLogger(ApiHandler.class);
 
   /** The path every route starts with. */
@@ -56,7 +59,15 @@ public final class ApiHandler implements HttpHandler {
   /** The largest request body read; more is a 413. */
   public static final int MAX_BODY_BYTES = 1024 * 1024;
   /** How much of an oversized body is read and dropped before the 413, so the client sees the answer. */
-  private static final long DRAIN_BYTES = 16L * 1024 * 1024;
+  static final long DRAIN_BYTES = 16L * 1024 * 1024;
+  /** The most tasks one page of a list has (and the default). */
+  public static final int MAX_LIMIT = 1000;
+  /** The 403 of a write without a token from an address that is not loopback. */
+  public static final String LOOPBACK_ONLY = "authorization: this server has no API token, so it accepts writes only"
+      + " from loopback; give it one (-api-token, allot.api.token) and send 'Authorization: Bearer <token>', or open"
+      + " writes to every address with -api-open-writes (allot.api.open-writes)";
+  /** The 503 body: never the store's URI, user or address. */
+  static final String UNAVAILABLE = "store: unavailable; try again later (the server's log has the cause)";
 
   /** Every route served, as {@code METHOD path-template}, as the OpenAPI document lists them. */
   public static final Set<String> ROUTES = Set.of(
@@ -73,17 +84,59 @@ public final class ApiHandler implements HttpHandler {
 
   private final TaskService service;
   private final byte[] token;
+  private final boolean openWrites;
+  private final Predicate<InetAddress> loopback;
   private final byte[] openApi;
 
   /**
    * @param service  the operations
-   * @param apiToken the bearer token writes need; null or empty: writes are open too
+   * @param apiToken the bearer token writes need; null or empty: writes only from loopback
    */
   public ApiHandler(TaskService service, String apiToken) {
+    this(service, apiToken, false);
+  }
+
+  /**
+   * @param openWrites without a token, accept writes from every address (else from loopback only); ignored with a
+   *                   token
+   */
+  public ApiHandler(TaskService service, String apiToken, boolean openWrites) {
+    this(service, apiToken, openWrites, a -> a != null && a.isLoopbackAddress());
+  }
+
+  /** @param loopback whether a client's address is loopback (tests) */
+  ApiHandler(TaskService service, String apiToken, boolean openWrites, Predicate<InetAddress> loopback) {
     this.service = service;
     this.token = apiToken == null || apiToken.isEmpty() ? null : apiToken.getBytes(StandardCharsets.UTF_8);
+    this.openWrites = openWrites;
+    this.loopback = loopback;
     this.openApi = openApiDocument();
   }
+
+  /** One line on who may write, for the start-up log. */
+  public String describeWrites() {
+    return describeWrites(token != null, openWrites);
+  }
+
+  /** One line on who may write: with a token, without one, or without one and opened. */
+  public static String describeWrites(boolean hasToken, boolean openWrites) {
+    if (hasToken) {
+      return "writes need the bearer token";
+    }
+    return openWrites ? "writes are OPEN to anyone who reaches the port (-api-open-writes; set -api-token to close them)"
+        : "no API token: writes only from loopback (set -api-token, or -api-open-writes to accept them from anywhere)";
+  }
+
+  /**
+   * A request as the API sees it.
+   *
+   * @param rawPath       the path, not decoded
+   * @param rawQuery      the query, not decoded, or null
+   * @param authorization the {@code Authorization} header, or null
+   * @param remote        the client's address (null if unknown: not loopback)
+   */
+  record Call(String method, String rawPath, String rawQuery, String authorization, InetAddress remote,
+      BodyReader.Body body) {}
 
   /** The OpenAPI 3 document served at {@code /api/v1/openapi.json} (a resource next to this class). */
   public static byte[] openApiDocument() {
@@ -97,29 +150,31 @@ public final class ApiHandler implements HttpHandler {
     }
   }
 
-  @Override
-  public void handle(HttpExchange ex) throws IOException {
-    try (ex) {
-      Reply r;
-      try {
-        r = route(ex);
-      } catch (TaskServiceException e) {
-        r = Reply.error(httpStatus(e.kind()), e.getMessage());
-      } catch (MethodNotAllowed e) {
-        r = Reply.error(405, e.getMessage()).header("Allow", e.allowed);
-      } catch (UnsupportedOperationException e) {
-        r = Reply.error(501, "not supported by this store: " + e.getMessage());
-      } catch (RuntimeException e) {
-        log.warn("{} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-        r = Reply.error(500, "internal error: " + e);
+  /** The answer to {@code ex}; never throws. */
+  Reply handle(Call ex) {
+    try {
+      return route(ex);
+    } catch (TaskServiceException e) {
+      if (e.kind() == ErrorKind.UNAVAILABLE) {
+        log.warn("{} {}: {}", ex.method(), ex.rawPath(), e.getMessage());
+        return Reply.error(503, UNAVAILABLE);
       }
-      r.send(ex);
+      return Reply.error(httpStatus(e.kind()), e.getMessage());
+    } catch (Forbidden e) {
+      return Reply.error(403, e.getMessage());
+    } catch (MethodNotAllowed e) {
+      return Reply.error(405, e.getMessage()).header("Allow", e.allowed);
+    } catch (UnsupportedOperationException e) {
+      return Reply.error(501, "not supported by this store: " + e.getMessage());
+    } catch (RuntimeException e) {
+      log.warn("{} {} failed", ex.method(), ex.rawPath(), e);
+      return Reply.error(500, "internal error (the server's log has it)");
     }
   }
 
-  private Reply route(HttpExchange ex) throws IOException {
-    String method = ex.getRequestMethod();
-    String raw = ex.getRequestURI().getRawPath();
+  private Reply route(Call ex) {
+    String method = ex.method();
+    String raw = ex.rawPath();
     if (!raw.equals(PREFIX) && !raw.startsWith(PREFIX + "/")) {
       return Reply.error(404, "path: no such path '" + raw + "'");
     }
@@ -131,7 +186,7 @@ public final class ApiHandler implements HttpHandler {
     int n = seg.size();
     if (n == 1 && seg.get(0).equals("openapi.json")) {
       allow(method, "GET");
-      return new Reply(200, "application/json", openApi, null);
+      return new Reply(200, "application/json", openApi, List.of());
     }
     if (n == 1 && seg.get(0).equals("pools")) {
       allow(method, "GET");
@@ -146,7 +201,8 @@ public final class ApiHandler implements HttpHandler {
       if (n == 3 && seg.get(2).equals("tasks")) {
         allow(method, "GET", "POST");
         if (method.equals("GET")) {
-          return Reply.json(200, TaskJson.tasks(service.list(pool, query(ex, "status"))));
+          return Reply.json(200, TaskPages.page(service, pool, query(ex, "status"), query(ex, "limit"),
+              query(ex, "after")));
         }
         authorize(ex);
         ObjectNode body = body(ex, Set.of("name", "args", "cost"));
@@ -205,11 +261,21 @@ public final class ApiHandler implements HttpHandler {
     }
   }
 
-  private void authorize(HttpExchange ex) {
+  /** 403 from {@link #authorize}: no token and not loopback. */
+  private static final class Forbidden extends RuntimeException {
+    Forbidden() {
+      super(LOOPBACK_ONLY, null, false, false);
+    }
+  }
+
+  private void authorize(Call ex) {
     if (token == null) {
+      if (!openWrites && !loopback.test(ex.remote())) {
+        throw new Forbidden();
+      }
       return;
     }
-    String h = ex.getRequestHeaders().getFirst("Authorization");
+    String h = ex.authorization();
     String prefix = "Bearer ";
     if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
       throw new TaskServiceException(ErrorKind.UNAUTHENTICATED,
@@ -221,13 +287,21 @@ public final class ApiHandler implements HttpHandler {
     }
   }
 
-  private static ObjectNode body(HttpExchange ex, Set<String> fields) throws IOException {
-    byte[] bytes = readBody(ex);
+  private static ObjectNode body(Call ex, Set<String> fields) {
+    if (ex.body().tooLarge()) {
+      throw tooLarge();
+    }
+    byte[] bytes = ex.body().bytes();
+    if (bytes.length == 0) {
+      throw badInput("body: must be a JSON object but was missing");
+    }
     JsonNode node;
     try {
       node = TaskJson.MAPPER.readTree(bytes);
     } catch (JsonProcessingException e) {
       throw badInput("body: malformed JSON: " + e.getOriginalMessage());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
     if (node == null || !node.isObject()) {
       throw badInput("body: must be a JSON object but was " + TaskJson.kind(node));
@@ -240,26 +314,6 @@ public final class ApiHandler implements HttpHandler {
       }
     }
     return (ObjectNode) node;
-  }
-
-  private static byte[] readBody(HttpExchange ex) throws IOException {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] buf = new byte[8192];
-    try (InputStream in = ex.getRequestBody()) {
-      int r;
-      while ((r = in.read(buf)) >= 0) {
-        out.write(buf, 0, r);
-        if (out.size() > MAX_BODY_BYTES) {
-          // read on (discarding, up to a bound) so the client, still sending, gets the 413 and not a reset
-          long drained = 0;
-          while (drained < DRAIN_BYTES && (r = in.read(buf)) >= 0) {
-            drained += r;
-          }
-          throw tooLarge();
-        }
-      }
-    }
-    return out.toByteArray();
   }
 
   private static TaskServiceException badInput(String message) {
@@ -307,8 +361,8 @@ public final class ApiHandler implements HttpHandler {
     return c.intValue();
   }
 
-  private static String query(HttpExchange ex, String param) {
-    String q = ex.getRequestURI().getRawQuery();
+  private static String query(Call ex, String param) {
+    String q = ex.rawQuery();
     if (q == null) {
       return null;
     }
@@ -327,33 +381,20 @@ public final class ApiHandler implements HttpHandler {
   }
 
   /** A response. */
-  private record Reply(int status, String type, byte[] body, List<String[]> headers) {
+  record Reply(int status, String type, byte[] body, List<String[]> headers) {
     static Reply json(int status, JsonNode node) {
-      return new Reply(status, "application/json", TaskJson.write(node).getBytes(StandardCharsets.UTF_8), null);
+      return new Reply(status, "application/json", TaskJson.write(node).getBytes(StandardCharsets.UTF_8), List.of());
     }
 
     static Reply error(int status, String message) {
-      return json(status, TaskJson.error(message));
+      Reply r = json(status, TaskJson.error(message));
+      return status == 401 ? r.header("WWW-Authenticate", "Bearer realm=\"allot\"") : r;
     }
 
     Reply header(String name, String value) {
-      List<String[]> h = headers == null ? new ArrayList<>() : new ArrayList<>(headers);
+      List<String[]> h = new ArrayList<>(headers);
       h.add(new String[] {name, value});
-      return new Reply(status, type, body, h);
-    }
-
-    void send(HttpExchange ex) throws IOException {
-      ex.getResponseHeaders().set("Content-Type", type);
-      if (headers != null) {
-        headers.forEach(h -> ex.getResponseHeaders().add(h[0], h[1]));
-      }
-      if (status == 401) {
-        ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"allot\"");
-      }
-      ex.sendResponseHeaders(status, body.length);
-      try (OutputStream os = ex.getResponseBody()) {
-        os.write(body);
-      }
+      return new Reply(status, type, body, List.copyOf(h));
     }
   }
 }

@@ -1,91 +1,169 @@
 package io.allot.server.http;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.time.Duration;
 import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * {@code /metrics} (Prometheus), {@code /version} and {@code /healthz}, on the JDK's HTTP server; and, when given,
+ * {@code /metrics} (Prometheus), {@code /version} and {@code /healthz}, on Jetty (core, no servlets); and, when given,
  * the task management API under {@code /api/v1} ({@link ApiHandler}) on the same port.
+ *
+ * <p>Slow clients cannot take the port away from {@code /healthz} and {@code /metrics}: a request's headers and body
+ * are read without holding a thread (Jetty's selectors; the body by {@link BodyReader}), a connection that sends
+ * nothing for {@link #IDLE_TIMEOUT} is closed (also in the middle of a request), and the threads are a bounded pool
+ * ({@link #MAX_THREADS}). Jetty turns Nagle's algorithm off on every connection (TCP_NODELAY).
  */
 public final class OpsHttpServer implements AutoCloseable {
-  /**
-   * The JDK's HTTP server leaves Nagle's algorithm on unless this property is true (read once, when its classes load):
-   * a response written in parts then waits for the client's delayed ACK, about 40 ms per request (500 creates through
-   * the API, one after another, took 25–27 s in {@code TaskChaosTest}'s set-up, 3.9–4.6 s with it). Set here, before
-   * the first server, unless the JVM was started with a value of its own.
-   */
-  static final String NODELAY = "sun.net.httpserver.nodelay";
+  private static final Logger log = LoggerFactory.getLogger(OpsHttpServer.class);
 
-  static {
-    if (System.getProperty(NODELAY) == null) {
-      System.setProperty(NODELAY, "true");
-    }
-  }
+  /** A connection idle this long, also one with a request half sent, is closed. */
+  static final Duration IDLE_TIMEOUT = Duration.ofSeconds(10);
+  /** The most threads serving requests (Jetty's selector and acceptor threads included). */
+  static final int MAX_THREADS = 32;
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  private final Server server;
+  private final ServerConnector connector;
 
   public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy) {
     this(port, registry, version, healthy, null);
   }
 
   /**
+   * Listens on {@code port} (every interface; 0: a free port) until {@link #close()}.
+   *
    * @param api the handler of {@code /api/v1/...}, or null for none (then those paths answer 404)
+   * @throws UncheckedIOException naming the port if it cannot be bound
    */
   public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy,
-      HttpHandler api) {
+      ApiHandler api) {
+    QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 4);
+    threads.setName("allot-http");
+    threads.setDaemon(true);
+    server = new Server(threads);
+    HttpConfiguration config = new HttpConfiguration();
+    config.setSendServerVersion(false);
+    config.setSendDateHeader(false);
+    connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(config));
+    connector.setPort(port);
+    connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
+    server.addConnector(connector);
+    connector.setAcceptedTcpNoDelay(true); // Jetty's default, said here: no response waits for a delayed ACK
+    server.setHandler(new Routes(registry, version, healthy, api));
+    server.setStopTimeout(1000);
     try {
-      server = HttpServer.create(new InetSocketAddress(port), 0);
+      server.start();
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot listen on port " + port + " for /metrics: " + e.getMessage(), e);
+      stopQuietly();
+      String why = e.getCause() == null ? e.getMessage() : e.getMessage() + " (" + e.getCause().getMessage() + ")";
+      throw new UncheckedIOException("cannot listen on port " + port + " for /metrics: " + why, e);
+    } catch (Exception e) {
+      stopQuietly();
+      throw new IllegalStateException("cannot start the HTTP server on port " + port + ": " + e, e);
     }
-    AtomicInteger n = new AtomicInteger();
-    // the API reads the store: a few threads, so one slow store call does not hold up /metrics and /healthz
-    executor = Executors.newFixedThreadPool(api == null ? 1 : 4, r -> {
-      Thread t = new Thread(r, "allot-http-" + n.incrementAndGet());
-      t.setDaemon(true);
-      return t;
-    });
-    server.setExecutor(executor);
-    server.createContext("/metrics", ex -> send(ex, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape()));
-    server.createContext("/version", ex -> send(ex, 200, "text/plain; charset=utf-8", version));
-    server.createContext("/healthz", ex -> {
-      boolean ok = healthy.getAsBoolean();
-      send(ex, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "store unreachable\n");
-    });
-    if (api != null) {
-      server.createContext(ApiHandler.PREFIX, api);
-    }
-    server.start();
+    log.info("HTTP on :{}: /metrics, /healthz, /version{}", port(),
+        api == null ? "" : ", task API /api/v1 (" + api.describeWrites() + ")");
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
-  private static void send(HttpExchange ex, int code, String type, String body) throws IOException {
-    byte[] b = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
-    ex.sendResponseHeaders(code, b.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      os.write(b);
+  /** Whether accepted connections have Nagle's algorithm off. */
+  boolean tcpNoDelay() {
+    return connector.getAcceptedTcpNoDelay();
+  }
+
+  /** The paths: each answered on a pool thread; the API once its body is read. */
+  private static final class Routes extends Handler.Abstract {
+    private final PrometheusMeterRegistry registry;
+    private final String version;
+    private final BooleanSupplier healthy;
+    private final ApiHandler api;
+
+    Routes(PrometheusMeterRegistry registry, String version, BooleanSupplier healthy, ApiHandler api) {
+      this.registry = registry;
+      this.version = version;
+      this.healthy = healthy;
+      this.api = api;
+    }
+
+    @Override
+    public boolean handle(Request request, Response response, Callback callback) {
+      String path = request.getHttpURI().getPath();
+      if (api != null && path.startsWith(ApiHandler.PREFIX)) {
+        BodyReader.read(request, ApiHandler.MAX_BODY_BYTES, ApiHandler.DRAIN_BYTES, body -> {
+          try {
+            ApiHandler.Reply r = api.handle(new ApiHandler.Call(request.getMethod(), request.getHttpURI().getPath(),
+                request.getHttpURI().getQuery(), request.getHeaders().get(HttpHeader.AUTHORIZATION),
+                remote(request), body));
+            r.headers().forEach(h -> response.getHeaders().add(h[0], h[1]));
+            send(response, callback, r.status(), r.type(), r.body());
+          } catch (RuntimeException e) {
+            callback.failed(e);
+          }
+        }, callback::failed);
+        return true;
+      }
+      switch (path) {
+        case "/metrics" -> send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+        case "/version" -> send(response, callback, 200, "text/plain; charset=utf-8", version);
+        case "/healthz" -> {
+          boolean ok = healthy.getAsBoolean();
+          send(response, callback, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "store unreachable\n");
+        }
+        default -> {
+          return false; // Jetty's 404
+        }
+      }
+      return true;
+    }
+  }
+
+  private static InetAddress remote(Request request) {
+    SocketAddress a = request.getConnectionMetaData().getRemoteSocketAddress();
+    return a instanceof InetSocketAddress i ? i.getAddress() : null;
+  }
+
+  private static void send(Response response, Callback callback, int status, String type, String body) {
+    send(response, callback, status, type, body.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static void send(Response response, Callback callback, int status, String type, byte[] body) {
+    response.setStatus(status);
+    response.getHeaders().put(HttpHeader.CONTENT_TYPE, type);
+    response.getHeaders().put(HttpHeader.CONTENT_LENGTH, body.length);
+    response.write(true, ByteBuffer.wrap(body), callback);
+  }
+
+  private void stopQuietly() {
+    try {
+      server.stop();
+    } catch (Exception e) {
+      log.debug("stopping the HTTP server", e);
     }
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    executor.shutdownNow();
+    stopQuietly();
   }
 }

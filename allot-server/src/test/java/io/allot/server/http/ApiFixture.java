@@ -21,13 +21,29 @@ final class ApiFixture implements AutoCloseable {
   static final String TOKEN = "s3cret";
 
   final AtomicLong nanos = new AtomicLong(1_000_000_000L);
-  final MemoryStore store = new MemoryStore(nanos::get);
+  /** The store the server reads (null when the test gave its own handler over a store it closes itself). */
+  final MemoryStore store;
   final OpsHttpServer server;
   final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
   ApiFixture(String token) {
-    server = new OpsHttpServer(0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), "test", () -> true,
-        new ApiHandler(TaskService.forPools(store, TABLE, List.of("p", "q")), token));
+    this(token, false, a -> a.isLoopbackAddress());
+  }
+
+  /** With open writes or not, and {@code loopback} deciding which client addresses are loopback. */
+  ApiFixture(String token, boolean openWrites, java.util.function.Predicate<java.net.InetAddress> loopback) {
+    store = new MemoryStore(nanos::get);
+    server = start(new ApiHandler(TaskService.forPools(store, TABLE, List.of("p", "q")), token, openWrites, loopback));
+  }
+
+  /** A server with {@code api}; {@code store} (may be null) is closed with the fixture. */
+  ApiFixture(ApiHandler api, MemoryStore store) {
+    this.store = store;
+    server = start(api);
+  }
+
+  private static OpsHttpServer start(ApiHandler api) {
+    return new OpsHttpServer(0, new PrometheusMeterRegistry(PrometheusConfig.DEFAULT), "test", () -> true, api);
   }
 
   String base() {
@@ -42,7 +58,12 @@ final class ApiFixture implements AutoCloseable {
   }
 
   Res call(String method, String path, String body, String token) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(5))
+    return callAt(base(), method, path, body, token);
+  }
+
+  /** A call to {@code base} (e.g. this server on another of the machine's addresses). */
+  Res callAt(String base, String method, String path, String body, String token) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(5))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
     if (body != null) {
       b.header("Content-Type", "application/json");
@@ -78,6 +99,8 @@ final class ApiFixture implements AutoCloseable {
   @Override
   public void close() {
     server.close();
-    store.close();
+    if (store != null) {
+      store.close();
+    }
   }
 }

@@ -32,6 +32,7 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
   static final class Statements {
     final String create;
     final String update;
+    final String updateArgs;
     final String delete;
     final String get;
     final String list;
@@ -45,6 +46,10 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
       String spec = columns("(o_spec).");
       create = "SELECT o_outcome, " + spec + " FROM " + s + ".create_task_spec(?, ?, ?, ?, ?, ?)";
       update = "SELECT o_outcome, " + spec + " FROM " + s + ".update_task_spec(?, ?, ?, ?, ?, ?)";
+      // the cost as the row has it once locked: FOR UPDATE waits for a concurrent update and reads its new version
+      // (READ COMMITTED), all in this one statement; no live row: null, and the function returns no row
+      updateArgs = "SELECT o_outcome, " + spec + " FROM " + s + ".update_task_spec(?, ?, ?, (SELECT c.cost FROM " + s
+          + ".task_specs c WHERE c.pool = ? AND c.name = ? AND c.deleted_at IS NULL FOR UPDATE), ?, ?)";
       delete = "SELECT o_outcome, " + spec + " FROM " + s + ".delete_task_spec(?, ?, ?, ?)";
       String select = "SELECT '', " + columns("") + " FROM " + s + ".task_specs WHERE pool = ?";
       get = select + " AND name = ?";
@@ -80,6 +85,15 @@ record PgTaskSpecs(PgJdbc db, PgChannels channels, Statements sql, String pool) 
     PgChannels.Note note = note(name);
     return db.query("update task " + name + " in pool " + pool, sql.update, PgTaskSpecs::one, pool, name, args, cost,
         note.pgChannel(), note.payload());
+  }
+
+  @Override
+  public Optional<TaskSpec> updateArgs(String name, String args) {
+    TaskLimits.checkName(name);
+    TaskLimits.checkArgs(args);
+    PgChannels.Note note = note(name);
+    return db.query("update task " + name + " in pool " + pool, sql.updateArgs, PgTaskSpecs::one, pool, name, args,
+        pool, name, note.pgChannel(), note.payload());
   }
 
   @Override

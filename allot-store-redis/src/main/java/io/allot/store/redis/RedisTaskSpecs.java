@@ -54,6 +54,14 @@ final class RedisTaskSpecs implements TaskSpecs {
     return specOf(name, run("update task " + name, SpecScripts.UPDATE, name, args, Integer.toString(cost)));
   }
 
+  /** One script: an empty cost keeps the spec's (update.lua). */
+  @Override
+  public Optional<TaskSpec> updateArgs(String name, String args) {
+    TaskLimits.checkName(name);
+    TaskLimits.checkArgs(args);
+    return specOf(name, run("update task " + name, SpecScripts.UPDATE, name, args, ""));
+  }
+
   @Override
   public Optional<TaskSpec> delete(String name) {
     TaskLimits.checkName(name);

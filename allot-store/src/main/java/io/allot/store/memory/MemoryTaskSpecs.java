@@ -117,6 +117,15 @@ public final class MemoryTaskSpecs {
     }
 
     @Override
+    public Optional<TaskSpec> updateArgs(String name, String args) {
+      TaskLimits.checkName(name);
+      synchronized (lock) {
+        TaskSpec old = specs().get(name);
+        return old == null || old.deleted() ? Optional.empty() : update(name, args, old.cost());
+      }
+    }
+
+    @Override
     public Optional<TaskSpec> delete(String name) {
       TaskLimits.checkName(name);
       synchronized (lock) {

@@ -42,6 +42,14 @@ public interface TaskSpecs {
   Optional<TaskSpec> update(String name, String args, int cost);
 
   /**
+   * Replaces the arguments of the live spec {@code name} and keeps its cost as it is when the write happens: one
+   * atomic step, so a concurrent {@link #update} of the cost is never written back over (a read of the cost and an
+   * {@code update} with it would revert it). The revision grows by one if the arguments changed. Empty if there is no
+   * live spec of that name.
+   */
+  Optional<TaskSpec> updateArgs(String name, String args);
+
+  /**
    * Requests deletion: the live spec becomes a tombstone (desired state deleted, stamped with the store time), and
    * the distributor stops assigning it. A tombstone is returned unchanged (deleting twice is harmless). Empty if
    * there is no spec of that name.

@@ -112,6 +112,23 @@ public abstract class TaskSpecsContractTest {
   }
 
   @Test
+  void updateArgsKeepsTheCostAsItIsAtTheWrite() {
+    s.create("keep", "{\"v\":1}", 2);
+    s.update("keep", "{\"v\":1}", 7); // another writer's cost
+    TaskSpec t = s.updateArgs("keep", "{\"v\":2}").orElseThrow();
+    assertThat(t.cost()).isEqualTo(7);
+    assertThat(t.args()).isEqualTo("{\"v\":2}");
+    assertThat(t.revision()).isEqualTo(3);
+    long v = s.version();
+    assertThat(s.updateArgs("keep", "{\"v\":2}")).contains(t);
+    assertThat(s.version()).as("the same args change nothing").isEqualTo(v);
+    assertThat(s.updateArgs("nothing", "{}")).isEmpty();
+    s.delete("keep");
+    assertThat(s.updateArgs("keep", "{\"v\":3}")).isEmpty();
+    assertThat(s.get("keep").orElseThrow().args()).isEqualTo("{\"v\":2}");
+  }
+
+  @Test
   void updateBumpsTheRevisionOnlyWhenSomethingChanged() {
     TaskSpec t = s.create("a", "{}", 1).spec();
     long v = s.version();

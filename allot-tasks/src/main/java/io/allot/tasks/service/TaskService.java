@@ -105,10 +105,10 @@ public final class TaskService {
     if (cost != null) {
       checkCost(cost);
     }
-    TaskSpec current = guard(() -> specs.get(name)).filter(s -> !s.deleted())
+    // without a cost: one write that keeps the cost the spec has then (never a read and a write back over a
+    // concurrent update's cost)
+    TaskSpec updated = guard(() -> cost == null ? specs.updateArgs(name, args) : specs.update(name, args, cost))
         .orElseThrow(() -> noTask(pool, name));
-    int newCost = cost == null ? current.cost() : cost;
-    TaskSpec updated = guard(() -> specs.update(name, args, newCost)).orElseThrow(() -> noTask(pool, name));
     return view(pool, updated);
   }
 
