@@ -128,6 +128,11 @@ final class CountingQueue implements JobQueue {
   }
 
   @Override
+  public int giveBack(String worker, Map<String, Long> tokens) {
+    return delegate.giveBack(worker, tokens);
+  }
+
+  @Override
   public void limitRate(double jobsPerSecond) {
     delegate.limitRate(jobsPerSecond);
   }

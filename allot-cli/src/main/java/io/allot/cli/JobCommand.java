@@ -217,6 +217,9 @@ final class JobCommand extends ParentCommand {
     /** Refuses the whole command, nothing changed, when one of {@code keys} may not be changed so by hand. */
     void refuse(JobQueue queue, List<String> keys) {}
 
+    /** After {@link #apply}: refuses (exit 2) if the store left some of {@code keys} as they were, naming them. */
+    void leftAlone(JobQueue queue, List<String> keys) {}
+
     abstract String verb();
 
     @Override
@@ -236,7 +239,11 @@ final class JobCommand extends ParentCommand {
             : "ignored", n, keys.size(), queue.name());
         if (n < keys.size()) {
           List<String> missing = keys.stream().distinct().filter(k -> queue.get(k).isEmpty()).toList();
-          spec.commandLine().getErr().printf("allot: not in queue %s: %s%n", queue.name(), String.join(", ", missing));
+          if (!missing.isEmpty()) {
+            spec.commandLine().getErr().printf("allot: not in queue %s: %s%n", queue.name(),
+                String.join(", ", missing));
+          }
+          leftAlone(queue, keys);
         }
         return n == keys.size() ? 0 : 1;
       }
@@ -259,14 +266,27 @@ final class JobCommand extends ParentCommand {
   @Command(name = "ignore", description = "Marks jobs ignored (70). Exit 1 if a key is missing; exit 2, nothing changed, if one"
       + " is finished.")
   static final class Ignore extends ByHand {
-    /** A finished job stays finished: ignoring it would hide that it ran (it was turned ignored without a word). */
+    /**
+     * A finished job stays finished: ignoring it would hide that it ran. The store's ignore leaves it so (one atomic
+     * step); this check first only refuses the whole command, nothing changed, in the usual case.
+     */
     @Override
     void refuse(JobQueue queue, List<String> keys) {
+      refuseFinished(queue, keys, "nothing changed");
+    }
+
+    /** A job that finished between the check and the ignore: the store left it finished; the others were ignored. */
+    @Override
+    void leftAlone(JobQueue queue, List<String> keys) {
+      refuseFinished(queue, keys, "the others were ignored");
+    }
+
+    private static void refuseFinished(JobQueue queue, List<String> keys, String outcome) {
       List<String> finished = keys.stream().distinct()
           .filter(k -> queue.get(k).map(j -> j.status() == JobStatus.FINISHED).orElse(false)).toList();
       if (!finished.isEmpty()) {
         throw new BadInputException("finished, so not ignored: " + String.join(", ", finished) + " (queue "
-            + queue.name() + "); nothing changed");
+            + queue.name() + "); " + outcome);
       }
     }
 

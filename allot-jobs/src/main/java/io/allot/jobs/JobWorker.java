@@ -9,12 +9,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -39,13 +41,18 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>{@link #close()} stops claiming, waits up to {@code drainTimeout} for running handlers, then interrupts the rest
- * (their jobs run again once their locks expire). A report that cannot reach the store is retried until the job's
- * lock would have run out; then its outcome is {@link AttemptOutcome#UNKNOWN}.
+ * <p>{@link #close()} stops claiming, waits up to {@code drainTimeout} for running handlers, then interrupts the rest.
+ * What it claimed and will not run to its end is given back ({@link JobQueue#giveBack}: runnable again at once, the
+ * attempt not counted, see {@link GiveBack}): jobs claimed while it closed, jobs still waiting for a handler, and
+ * jobs whose handler throws once close interrupted it (that interrupt is close's own doing, never reported as a
+ * failure). A handler that ignores the interrupt keeps its job until the lock expires; then that attempt counts.
+ * A report that cannot reach the store is retried until the job's lock would have run out; then its outcome is
+ * {@link AttemptOutcome#UNKNOWN}.
  *
  * <p>Threads: one claim loop ({@code allot-jobs-<queue>-dispatch}), {@code concurrency} handler threads, one lock
  * extender, the reporter's two. State: {@code state} is guarded by {@code this}; the in-flight map and the slot
- * semaphore are thread-safe; {@code idleLock} only parks the claim loop; {@code drained} only wakes {@code close()}.
+ * semaphore are thread-safe; {@code idleLock} only parks the claim loop; {@code drained} only wakes {@code close()};
+ * {@code stopping} and {@code interrupting} are volatile flags set once by {@code close()}.
  */
 public final class JobWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobWorker.class);
@@ -63,6 +70,7 @@ public final class JobWorker implements AutoCloseable {
 
   private final LockKeeper locks;
   private final AttemptReporter reporter;
+  private final GiveBack giveBack;
   private final Semaphore slots;
   /** The attempts claimed and not reported yet, by key. */
   private final ConcurrentHashMap<String, JobContext> inFlight = new ConcurrentHashMap<>();
@@ -76,6 +84,8 @@ public final class JobWorker implements AutoCloseable {
   private int state;
   /** Set once close() begins; read by the claim loop. */
   private volatile boolean stopping;
+  /** Set by close() before it interrupts the handlers: a handler that throws from then on gives its job back. */
+  private volatile boolean interrupting;
 
   private final Counter claimFailures;
   private final Counter shortClaims;
@@ -101,6 +111,8 @@ public final class JobWorker implements AutoCloseable {
         AttemptReporter.counters(m, "allot.queue.jobs", q, "attempts ended, by what the store did with them"),
         Timer.builder("allot.queue.complete").tag("queue", q).description("one finish or fail call")
             .publishPercentiles(0.5, 0.99).register(m));
+    this.giveBack = new GiveBack(queue, workerId, locks, Counter.builder("allot.queue.given_back").tag("queue", q)
+        .description("claimed jobs a closing worker gave back to the store, their attempts not counted").register(m));
     this.handlers = Executors.newFixedThreadPool(concurrency, Threads.named("allot-jobs-" + q + "-handler-"));
     this.extender = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-jobs-" + q + "-extend-"));
     this.claimer = Threads.named("allot-jobs-" + q + "-dispatch-").newThread(this::claimLoop);
@@ -161,6 +173,15 @@ public final class JobWorker implements AutoCloseable {
   // ---------------------------------------------------------------- the claim loop
 
   private void claimLoop() {
+    try {
+      claimUntilStopped();
+    } catch (Throwable e) { // never dies silently
+      log.error("queue {}: the claim loop of worker {} ended: it claims no more", queue.name(), workerId, e);
+      throw e;
+    }
+  }
+
+  private void claimUntilStopped() {
     // claim when at least `threshold` slots are free, so claims carry batches; with a prefetch buffer, while
     // `prefetch - threshold` claimed jobs still wait for a handler (no handler idles while a claim is in flight)
     int threshold = prefetch == 0 ? 1 : Math.max(1, Math.min(batchSize, (prefetch + 1) / 2));
@@ -191,17 +212,39 @@ public final class JobWorker implements AutoCloseable {
         continue;
       }
       claimTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
-      for (ClaimedJob c : got) {
-        HeldLock lock = locks.hold(c, t0); // from here its lock is extended, also while it waits for a handler
-        JobContext ctx = new JobContext(queue.name(), c, lock::stopRequested);
-        inFlight.put(c.key(), ctx);
-        handlers.execute(() -> run(ctx, lock));
-      }
+      handOver(got, t0);
       if (got.size() < want) {
         slots.release(want - got.size());
         shortClaims.increment();
         idle(pollInterval.toNanos()); // nothing more runnable now (or the rate limit): poll again later
       }
+    }
+  }
+
+  /**
+   * Hands the claimed jobs to the handlers; while closing (or once the handler pool is shut) gives them back instead,
+   * with their slots.
+   */
+  private void handOver(List<ClaimedJob> got, long sentNanos) {
+    List<HeldLock> back = new ArrayList<>();
+    for (ClaimedJob c : got) {
+      HeldLock lock = locks.hold(c, sentNanos); // from here its lock is extended, also while it waits for a handler
+      if (stopping) {
+        back.add(lock);
+        continue;
+      }
+      JobContext ctx = new JobContext(queue.name(), c, lock::stopRequested);
+      inFlight.put(c.key(), ctx);
+      try {
+        handlers.execute(new Attempt(ctx, lock));
+      } catch (RejectedExecutionException e) { // close() shut the pool meanwhile
+        inFlight.remove(c.key(), ctx);
+        back.add(lock);
+      }
+    }
+    if (!back.isEmpty()) {
+      giveBack.giveBack(back, "claimed while the worker closed");
+      slots.release(back.size());
     }
   }
 
@@ -222,6 +265,22 @@ public final class JobWorker implements AutoCloseable {
 
   // ---------------------------------------------------------------- one attempt
 
+  /** One claimed job on its way to a handler (a named task: close() gives back those that never started). */
+  private final class Attempt implements Runnable {
+    final JobContext ctx;
+    final HeldLock lock;
+
+    Attempt(JobContext ctx, HeldLock lock) {
+      this.ctx = ctx;
+      this.lock = lock;
+    }
+
+    @Override
+    public void run() {
+      JobWorker.this.run(ctx, lock);
+    }
+  }
+
   private void run(JobContext ctx, HeldLock lock) {
     Throwable error = null;
     long t0 = System.nanoTime();
@@ -234,6 +293,11 @@ public final class JobWorker implements AutoCloseable {
       }
     }
     handleTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    if (error != null && interrupting) { // stopped by close's interrupt: not a failure of the job
+      giveBack.giveBack(List.of(lock), "interrupted by close after the drain timeout");
+      ended(ctx);
+      return;
+    }
     // reported asynchronously (finishes batch up with other handlers'; a retry against an unreachable store is
     // scheduled, never slept on), so this handler thread takes the next job; the job keeps its slot until the end
     String failure = error == null ? null : AttemptReporter.describe(error);
@@ -262,7 +326,8 @@ public final class JobWorker implements AutoCloseable {
 
   /**
    * Stops claiming, waits up to the drain timeout for running handlers to end and report, then interrupts the rest
-   * and releases the threads. Idempotent.
+   * and gives back their jobs and those still waiting for a handler (a claim still in flight gives back its own when
+   * it returns), and releases the threads. Idempotent.
    */
   @Override
   public void close() {
@@ -290,9 +355,10 @@ public final class JobWorker implements AutoCloseable {
       claimer.join(TimeUnit.NANOSECONDS.toMillis(drainTimeout.toNanos()) + 1);
       handlers.shutdown();
       if (!handlers.awaitTermination(drainTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
-        log.warn("queue {}: {} handlers still running after {} ms; interrupting them (their jobs run again when "
-            + "their locks expire)", queue.name(), inFlight.size(), drainTimeout.toMillis());
-        handlers.shutdownNow();
+        log.warn("queue {}: {} jobs still running or waiting after {} ms; interrupting the handlers (their jobs are "
+            + "given back, the attempts not counted)", queue.name(), inFlight.size(), drainTimeout.toMillis());
+        interrupting = true;
+        giveBackNeverStarted(handlers.shutdownNow());
         handlers.awaitTermination(drainTimeout.toMillis(), TimeUnit.MILLISECONDS);
       }
       long end = System.nanoTime() + drainTimeout.toNanos();
@@ -302,14 +368,32 @@ public final class JobWorker implements AutoCloseable {
           TimeUnit.NANOSECONDS.timedWait(drained, left);
         }
       }
+      claimer.join(TimeUnit.NANOSECONDS.toMillis(drainTimeout.toNanos()) + 1); // a claim in flight gives back
     } catch (InterruptedException e) {
-      handlers.shutdownNow();
+      interrupting = true;
+      giveBackNeverStarted(handlers.shutdownNow());
       Thread.currentThread().interrupt();
     } finally {
       extender.shutdownNow();
       reporter.close(); // after the handlers: their results have been reported
     }
     log.info("queue {}: worker {} closed", queue.name(), workerId);
+  }
+
+  /** The jobs that waited for a handler when the pool shut: given back, their slots freed. */
+  private void giveBackNeverStarted(List<Runnable> never) {
+    List<HeldLock> back = new ArrayList<>();
+    for (Runnable r : never) {
+      if (r instanceof Attempt a) {
+        back.add(a.lock);
+      }
+    }
+    giveBack.giveBack(back, "waiting for a handler when the worker closed");
+    for (Runnable r : never) {
+      if (r instanceof Attempt a) {
+        ended(a.ctx);
+      }
+    }
   }
 
   @Override

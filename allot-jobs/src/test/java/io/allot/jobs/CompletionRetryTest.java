@@ -60,6 +60,7 @@ class CompletionRetryTest {
     @Override public Optional<Job> get(String k) { return d.get(k); }
     @Override public int retry(Collection<String> keys) { return d.retry(keys); }
     @Override public int ignore(Collection<String> keys) { return d.ignore(keys); }
+    @Override public int giveBack(String w, java.util.Map<String, Long> tokens) { return d.giveBack(w, tokens); }
     @Override public void limitRate(double r) { d.limitRate(r); }
     @Override public QueueStats stats(int f) { return d.stats(f); }
     @Override public int purge(Duration age, int max) { return d.purge(age, max); }

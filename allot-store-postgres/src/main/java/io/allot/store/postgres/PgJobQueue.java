@@ -25,7 +25,8 @@ import java.util.OptionalLong;
  * {@link JobQueue} on PostgreSQL: the rows of table {@code jobs} (schema version 7), one statement per call.
  * {@link #claim} is the function {@code claim_jobs} ({@code FOR UPDATE SKIP LOCKED} over the partial index of open
  * jobs, the rate limit's bucket in {@code job_queues}); the others are plain statements whose {@code WHERE} holds
- * the token check, so a stale token changes no row. Times are {@code clock_timestamp()}. Immutable.
+ * the token check (and {@link #ignore}'s the rule that a finished job stays finished), so a stale token changes no
+ * row; being one statement each, they need no function in {@code functions.sql} nor a new schema version. Times are {@code clock_timestamp()}. Immutable.
  */
 final class PgJobQueue implements JobQueue {
   private static final String MS = "floor(extract(epoch FROM %s) * 1000)::bigint";
@@ -41,6 +42,7 @@ final class PgJobQueue implements JobQueue {
     final String get;
     final String retry;
     final String ignore;
+    final String giveBack;
     final String limitRate;
     final String counts;
     final String oldestTodo;
@@ -70,7 +72,13 @@ final class PgJobQueue implements JobQueue {
           + MS.formatted("updated_at") + ", lock_token, locked_by, last_error FROM " + t;
       retry = "UPDATE " + t + " SET status = 0, attempts = 0, due_at = clock_timestamp(), "
           + "updated_at = clock_timestamp() WHERE queue = ? AND key = ANY (?)";
-      ignore = "UPDATE " + t + " SET status = 70, updated_at = clock_timestamp() WHERE queue = ? AND key = ANY (?)";
+      // a finished job is left as it is: the status is part of the WHERE, so a finish committed while this statement
+      // waited for the row is re-checked against it (never turned ignored)
+      ignore = "UPDATE " + t + " SET status = 70, updated_at = clock_timestamp() WHERE queue = ? AND key = ANY (?) "
+          + "AND status <> 50";
+      giveBack = "UPDATE " + t + " t SET status = 0, attempts = greatest(t.attempts - 1, 0), due_at = clock_timestamp(),"
+          + " updated_at = clock_timestamp() FROM unnest(?::text[], ?::bigint[]) AS x(k, tok) "
+          + "WHERE t.queue = ? AND t.key = x.k AND t.status = 30 AND t.lock_token = x.tok AND t.locked_by = ?";
       limitRate = "SELECT " + s + ".limit_job_rate(?, ?)";
       counts = "SELECT status, count(*) FROM " + t + " WHERE queue = ? GROUP BY status";
       oldestTodo = "SELECT " + MS.formatted("min(due_at)") + " FROM " + t + " WHERE queue = ? AND status = 0";
@@ -222,6 +230,28 @@ final class PgJobQueue implements JobQueue {
   @Override
   public int ignore(Collection<String> keys) {
     return JobLimits.byHand(keys, a -> db.update("ignore " + a.length + " jobs in queue " + name, sql.ignore, name, a));
+  }
+
+  @Override
+  public int giveBack(String worker, Map<String, Long> tokens) {
+    int n = JobLimits.checkGiveBack(worker, tokens);
+    if (n == 0) {
+      return 0;
+    }
+    String[] keys = tokens.keySet().toArray(new String[0]);
+    Long[] toks = new Long[n];
+    for (int i = 0; i < n; i++) {
+      toks[i] = tokens.get(keys[i]);
+    }
+    return db.call("give back " + n + " jobs in queue " + name, c -> {
+      try (PreparedStatement ps = c.prepareStatement(sql.giveBack)) {
+        ps.setArray(1, c.createArrayOf("text", keys));
+        ps.setArray(2, c.createArrayOf("bigint", toks));
+        ps.setString(3, name);
+        ps.setString(4, worker);
+        return ps.executeUpdate();
+      }
+    });
   }
 
   @Override

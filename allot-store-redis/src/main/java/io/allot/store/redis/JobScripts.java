@@ -24,11 +24,12 @@ final class JobScripts {
   static final Script GET = Script.load("jobs/get.lua", PRELUDE);
   static final Script RETRY = Script.load("jobs/retry.lua", PRELUDE);
   static final Script IGNORE = Script.load("jobs/ignore.lua", PRELUDE);
+  static final Script GIVE_BACK = Script.load("jobs/give_back.lua", PRELUDE);
   static final Script LIMIT_RATE = Script.load("jobs/limit_rate.lua", PRELUDE);
   static final Script STATS = Script.load("jobs/stats.lua", PRELUDE);
   static final Script PURGE = Script.load("jobs/purge.lua", PRELUDE);
 
   /** Every script of this index. */
   static final List<Script> ALL = List.of(ENQUEUE, CLAIM, EXTEND, FINISH, FINISH_ALL, FAIL, GET, RETRY, IGNORE,
-      LIMIT_RATE, STATS, PURGE);
+      GIVE_BACK, LIMIT_RATE, STATS, PURGE);
 }

@@ -173,6 +173,23 @@ final class RedisJobQueue implements JobQueue {
     return byHand("ignore", JobScripts.IGNORE, keys);
   }
 
+  @Override
+  public int giveBack(String worker, Map<String, Long> tokens) {
+    String[] args = new String[1 + 2 * JobLimits.checkGiveBack(worker, tokens)];
+    if (tokens.isEmpty()) {
+      return 0;
+    }
+    args[0] = worker;
+    int i = 1;
+    for (Map.Entry<String, Long> e : tokens.entrySet()) {
+      args[i++] = e.getKey();
+      args[i++] = Long.toString(e.getValue());
+    }
+    Long n = redis.run("give back " + tokens.size() + " jobs in queue " + name, JobScripts.GIVE_BACK,
+        ScriptOutputType.INTEGER, keys, args);
+    return n.intValue();
+  }
+
   private int byHand(String what, Script script, Collection<String> jobKeys) {
     return JobLimits.byHand(jobKeys, args -> redis.<Long>run(what + " " + args.length + " jobs in queue " + name,
         script, ScriptOutputType.INTEGER, keys, args).intValue());

@@ -228,7 +228,13 @@ class RedisJobQueueTest extends JobQueueContractTest {
           case 4 -> assertThat(red.finish(key, tok[1])).as(at).isEqualTo(mem.finish(key, tok[0]));
           case 5 -> assertThat(red.fail(key, tok[1], "err " + step, Duration.ZERO)).as(at)
               .isEqualTo(mem.fail(key, tok[0], "err " + step, Duration.ZERO));
-          case 6 -> assertThat(red.extend(key, tok[1], LONG)).as(at).isEqualTo(mem.extend(key, tok[0], LONG));
+          case 6 -> {
+            if (rnd.nextBoolean()) {
+              assertThat(red.extend(key, tok[1], LONG)).as(at).isEqualTo(mem.extend(key, tok[0], LONG));
+            } else {
+              assertThat(red.giveBack("w", Map.of(key, tok[1]))).as(at).isEqualTo(mem.giveBack("w", Map.of(key, tok[0])));
+            }
+          }
           case 7 -> {
             List<String> some = keys.stream().filter(k -> rnd.nextInt(5) == 0).toList();
             if (rnd.nextBoolean()) {

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.ToIntFunction;
@@ -183,6 +184,27 @@ public final class JobLimits {
   public static FailedAttempt checkFail(String key, String error, Duration backoff) {
     checkKey(key);
     return new FailedAttempt(checkBackoff(backoff), storedError(error));
+  }
+
+  /**
+   * Checks the arguments of a give-back: the worker ({@link #checkWorker}), at most {@link #MAX_BATCH} jobs, each key
+   * ({@link #checkKey}) with a token.
+   *
+   * @return how many jobs there are
+   */
+  public static int checkGiveBack(String worker, Map<String, Long> tokens) {
+    checkWorker(worker);
+    Objects.requireNonNull(tokens, "tokens");
+    if (tokens.size() > MAX_BATCH) {
+      throw new IllegalArgumentException("at most " + MAX_BATCH + " jobs per giveBack but got " + tokens.size());
+    }
+    tokens.forEach((key, token) -> {
+      checkKey(key);
+      if (token == null) {
+        throw new IllegalArgumentException("token of job '" + printable(key) + "' must be given but was null");
+      }
+    });
+    return tokens.size();
   }
 
   /** Checks a worker name: non-empty. */

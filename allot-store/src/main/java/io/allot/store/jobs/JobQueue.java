@@ -22,7 +22,8 @@ import java.util.Optional;
  * <h2>Attempts</h2>
  * Each claim starts an attempt. A failure with attempts left makes the job {@code FAILED}, due again after the
  * given backoff; a failure on the last attempt, or an expired lock on the last attempt when it would be claimed
- * again, makes it {@code IGNORED} with the error kept. Attempts never exceed the job's maximum.
+ * again, makes it {@code IGNORED} with the error kept. Attempts never exceed the job's maximum. A worker that shuts
+ * down gives back what it claimed and did not run ({@link #giveBack}): those attempts do not count.
  *
  * <h2>Rate limit</h2>
  * A queue may have a rate limit ({@link #limitRate}): a token bucket kept in the store, refilled at the rate and
@@ -104,11 +105,31 @@ public interface JobQueue {
 
   /**
    * Marks jobs {@code IGNORED} (by hand). A job being processed loses its lock: its worker's completion will be
-   * refused.
+   * refused. A {@code FINISHED} job is left as it is (it ran: ignoring it would hide that), in the same atomic step,
+   * so a job that finishes while it is being ignored stays finished.
    *
-   * @return how many of {@code keys} were in the queue
+   * @return how many of {@code keys} are {@code IGNORED} now: in the queue and not finished
    */
   int ignore(Collection<String> keys);
+
+  /**
+   * Gives back jobs a worker claimed and will not run to their end (it is shutting down): each job that {@code
+   * worker} still holds under the given token becomes {@code TODO} again, due now, its lock dropped (a completion
+   * with that token will be refused) and the attempt the claim started not counted (attempts down by one). The job
+   * keeps its token, last error and {@code lockedBy}, so the next claim still gets a larger token. A key whose token
+   * no longer holds the lock (it expired and was taken over, was retried or ignored by hand), that another worker
+   * holds, or that is not in the queue, is left alone. All in one atomic step.
+   *
+   * <p>{@code TODO} rather than {@code FAILED}: nothing failed, and a given-back job must not show among the
+   * recent failures ({@link #stats}) nor wait for a backoff.
+   *
+   * @param worker the worker that claimed them (the name it gave {@link #claim}), non-empty
+   * @param tokens key to the token of the claim being given back (at most {@link JobLimits#MAX_BATCH})
+   * @return how many jobs were given back
+   * @throws IllegalArgumentException naming it, with nothing changed: an empty worker, more than {@link
+   *     JobLimits#MAX_BATCH} keys, a bad key or a null token
+   */
+  int giveBack(String worker, Map<String, Long> tokens);
 
   /**
    * Sets the queue's rate limit, shared by every worker: at most {@code jobsPerSecond} claims per second over the

@@ -6,13 +6,17 @@ package io.allot.store.jobs;
  * <pre>
  *   enqueue ──▶ TODO(0) ──claim──▶ PROCESSING(30) ──finish──▶ FINISHED(50)
  *                  ▲                    │  │
- *                  │       lock expired │  └──fail──▶ FAILED(20) ──due──▶ claim again
+ *                  │ lock expired,      │  └──fail──▶ FAILED(20) ──due──▶ claim again
+ *                  │ or given back      │
  *                  └────────────────────┘              │
  *                                        attempts used up ──▶ IGNORED(70)
  * </pre>
  */
 public enum JobStatus {
-  /** Waiting for its first attempt (or sent back by hand with {@link JobQueue#retry}). */
+  /**
+   * Waiting for its first attempt, sent back by hand ({@link JobQueue#retry}), or given back by a worker that shut
+   * down ({@link JobQueue#giveBack}).
+   */
   TODO(0),
   /** Its last attempt failed; it runs again when its backoff is over. */
   FAILED(20),

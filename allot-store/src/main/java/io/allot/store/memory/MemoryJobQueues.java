@@ -23,6 +23,7 @@ import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.function.LongSupplier;
 import java.util.function.ObjLongConsumer;
+import java.util.function.Predicate;
 
 /**
  * The memory store's job queues: every queue's jobs in one process, each call one step under one lock, times
@@ -283,16 +284,48 @@ public final class MemoryJobQueues {
         r.status = JobStatus.TODO;
         r.attempts = 0;
         r.dueMicros = now;
-      });
+        r.updatedMicros = now;
+      }, r -> true);
     }
 
     @Override
     public int ignore(Collection<String> keys) {
-      return byHand(keys, (r, now) -> r.status = JobStatus.IGNORED);
+      return byHand(keys, (r, now) -> {
+        if (r.status != JobStatus.FINISHED) { // it ran: left as it is
+          r.status = JobStatus.IGNORED;
+          r.updatedMicros = now;
+        }
+      }, r -> r.status == JobStatus.IGNORED);
     }
 
-    /** Applies {@code change} (given the time) to each job of {@code keys} that exists; returns how many. */
-    private int byHand(Collection<String> keys, ObjLongConsumer<Row> change) {
+    @Override
+    public int giveBack(String worker, Map<String, Long> tokens) {
+      JobLimits.checkGiveBack(worker, tokens);
+      synchronized (lock) {
+        QueueState q = state();
+        long now = micros.getAsLong();
+        int n = 0;
+        for (Map.Entry<String, Long> e : tokens.entrySet()) {
+          Row r = held(q, e.getKey(), e.getValue());
+          if (r != null && r.lockedBy.equals(worker)) {
+            q.open.remove(r);
+            r.status = JobStatus.TODO;
+            r.attempts = Math.max(0, r.attempts - 1);
+            r.dueMicros = now;
+            r.updatedMicros = now;
+            q.open.add(r);
+            n++;
+          }
+        }
+        return n;
+      }
+    }
+
+    /**
+     * Applies {@code change} (given the time) to each job of {@code keys} that exists; returns how many then pass
+     * {@code counted}.
+     */
+    private int byHand(Collection<String> keys, ObjLongConsumer<Row> change, Predicate<Row> counted) {
       String[] distinct = JobLimits.checkKeys(keys);
       synchronized (lock) {
         QueueState q = state();
@@ -303,11 +336,10 @@ public final class MemoryJobQueues {
           if (r != null) {
             q.open.remove(r);
             change.accept(r, now);
-            r.updatedMicros = now;
-            if (r.status == JobStatus.TODO) {
+            if (!r.status.isFinal()) {
               q.open.add(r);
             }
-            n++;
+            n += counted.test(r) ? 1 : 0;
           }
         }
         return n;

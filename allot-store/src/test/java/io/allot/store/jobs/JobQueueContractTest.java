@@ -244,6 +244,86 @@ public abstract class JobQueueContractTest {
     assertThat(q.get("b").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
   }
 
+  /** Issue 18: ignoring a finished job turned it ignored (the CLI checked first, a read-then-write race). */
+  @Test
+  void ignoreLeavesAFinishedJobFinished() {
+    q.enqueue(List.of(NewJob.of("done"), NewJob.of("waiting")));
+    ClaimedJob c = q.claim("w", 2, LONG).stream().filter(j -> j.key().equals("done")).findFirst().orElseThrow();
+    assertThat(q.finish("done", c.token())).isEqualTo(JobOutcome.FINISHED);
+    assertThat(q.ignore(List.of("done", "waiting", "missing"))).isEqualTo(1);
+    assertThat(q.get("done").orElseThrow().status()).isEqualTo(JobStatus.FINISHED);
+    assertThat(q.get("waiting").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
+    assertThat(q.ignore(List.of("waiting"))).isEqualTo(1); // ignored already: it stays so
+    assertThat(q.stats(0).count(JobStatus.FINISHED)).isEqualTo(1);
+    assertThat(q.stats(0).count(JobStatus.IGNORED)).isEqualTo(1);
+  }
+
+  /** Issue 18, item 3: a worker that shuts down gives back what it claimed, without using the attempts. */
+  @Test
+  void giveBackMakesHeldJobsRunnableNowWithoutUsingTheirAttempt() {
+    q.enqueue(List.of(NewJob.of("a").withMaxAttempts(1), NewJob.of("b").withMaxAttempts(2)));
+    ClaimedJob b1 = q.claim("w", 2, LONG).stream().filter(j -> j.key().equals("b")).findFirst().orElseThrow();
+    assertThat(q.fail("b", b1.token(), "boom", Duration.ZERO)).isEqualTo(JobOutcome.RETRY_SCHEDULED);
+    ClaimedJob b2 = q.claim("w", 1, LONG).get(0);
+    assertThat(b2.attempt()).isEqualTo(2);
+    long a = q.get("a").orElseThrow().token();
+    q.enqueue(NewJob.of("c"));
+    ClaimedJob c = q.claim("other", 1, LONG).get(0);
+    java.util.Map<String, Long> tokens = new java.util.LinkedHashMap<>();
+    tokens.put("a", a);
+    tokens.put("b", b2.token());
+    tokens.put("c", c.token()); // held under that token, but by another worker
+    tokens.put("missing", 1L);
+    assertThat(q.giveBack("w", tokens)).isEqualTo(2);
+    Job ja = q.get("a").orElseThrow();
+    assertThat(ja.status()).isEqualTo(JobStatus.TODO);
+    assertThat(ja.attempts()).isZero();
+    assertThat(ja.token()).isEqualTo(a);
+    Job jb = q.get("b").orElseThrow();
+    assertThat(jb.status()).isEqualTo(JobStatus.TODO);
+    assertThat(jb.attempts()).isEqualTo(1);
+    assertThat(jb.lastError()).isEqualTo("boom");
+    assertThat(q.get("c").orElseThrow().status()).isEqualTo(JobStatus.PROCESSING);
+    assertThat(q.finish("a", a)).isEqualTo(JobOutcome.REJECTED); // the lock is gone
+    assertThat(q.stats(0).count(JobStatus.TODO)).isEqualTo(2);
+    // runnable now, on the attempt given back, with a larger token
+    List<ClaimedJob> again = q.claim("w2", 2, LONG);
+    assertThat(again).extracting(ClaimedJob::key, ClaimedJob::attempt)
+        .containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple("a", 1), org.assertj.core.groups.Tuple.tuple("b", 2));
+    assertThat(again).allSatisfy(j -> assertThat(j.token()).isGreaterThan(tokens.get(j.key())));
+    // a stale token (the job was claimed again since) changes nothing
+    assertThat(q.giveBack("w", java.util.Map.of("a", a, "b", b2.token()))).isZero();
+    assertThat(q.giveBack("w2", java.util.Map.of("a", a))).isZero();
+    assertThat(q.get("a").orElseThrow().status()).isEqualTo(JobStatus.PROCESSING);
+    assertThat(q.get("a").orElseThrow().attempts()).isEqualTo(1);
+    assertThat(q.giveBack("w", java.util.Map.of())).isZero();
+  }
+
+  @Test
+  void giveBackRefusesBadInputNamingItAndChangesNothing() {
+    q.enqueue(NewJob.of("a"));
+    ClaimedJob c = q.claim("w", 1, LONG).get(0);
+    java.util.Map<String, Long> tooMany = new java.util.HashMap<>();
+    IntStream.rangeClosed(0, JobLimits.MAX_BATCH).forEach(i -> tooMany.put("k" + i, 1L));
+    tooMany.put("a", c.token());
+    java.util.Map<String, Long> nullToken = new java.util.HashMap<>(java.util.Map.of("a", c.token()));
+    nullToken.put("b", null);
+    assertThatThrownBy(() -> q.giveBack("", java.util.Map.of("a", c.token()))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("worker");
+    assertThatThrownBy(() -> q.giveBack(null, java.util.Map.of("a", c.token()))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("worker");
+    assertThatThrownBy(() -> q.giveBack("w", tooMany)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("giveBack").hasMessageContaining("10000");
+    assertThatThrownBy(() -> q.giveBack("w", nullToken)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("token of job 'b'");
+    assertThatThrownBy(() -> q.giveBack("w", java.util.Map.of("", 1L, "a", c.token())))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("job key must be non-empty");
+    Job a = q.get("a").orElseThrow();
+    assertThat(a.status()).isEqualTo(JobStatus.PROCESSING);
+    assertThat(a.attempts()).isEqualTo(1);
+    assertThat(a.token()).isEqualTo(c.token());
+  }
+
   @Test
   void concurrentClaimsNeverHandOutAJobTwice() throws Exception {
     int n = 600;

@@ -119,15 +119,15 @@ local function bucket(now)
   end
   return rate, permits
 end
--- each present job of ARGV (distinct keys) changed by change(r, now) into a new status, through leave and enter;
--- returns how many
-local function change_each(change)
+-- each present job of ARGV (distinct keys) changed by change(r, now) into a new status, through leave and enter,
+-- unless keep (optional) says to leave it as it is; returns how many were changed
+local function change_each(change, keep)
   local now = now_us()
   local n = 0
   for i = 1, #ARGV do
     local key = ARGV[i]
     local r = load(key)
-    if r then
+    if r and not (keep and keep(r)) then
       leave(key, r, false)
       change(r, now)
       enter(key, r, now)
