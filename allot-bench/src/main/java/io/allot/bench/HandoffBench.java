@@ -33,9 +33,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench handoff}: planned moves in one JVM. An in-process distributor ({@link DistributorServer}, as
@@ -62,15 +60,10 @@ import picocli.CommandLine.Spec;
           + "distributor's reaction, the time until a joining member runs its full share, and the overlap check."
     })
 final class HandoffBench implements Callable<Integer> {
-  @Spec CommandSpec spec;
+  @Mixin CommonOptions common;
 
-  @Mixin HelpOption help;
-
-  @Option(names = "--workers", defaultValue = "4", description = "Workers restarted one by one (M). Default ${DEFAULT-VALUE}.")
-  int workers;
-
-  @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
-  int units;
+  /** --workers M, --units N. */
+  @Mixin FleetSize size;
 
   /** The store (memory: is one store shared in-process). */
   @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
@@ -98,12 +91,12 @@ final class HandoffBench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     checkOptions();
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = common.out();
     String prefix = "handoff-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     String pool = prefix + "list";
     String unitsKey = prefix + "units";
     String tableKey = prefix + "table";
-    List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
+    List<String> unitNames = size.unitNames();
     boolean memory = store.isMemory();
     Store control = store.open(null);
     shared = memory ? control : null;
@@ -116,7 +109,7 @@ final class HandoffBench implements Callable<Integer> {
       closeables.add(control.notifications().subscribe(Topic.releases(pool), rec::released));
       out.printf(Locale.ROOT, "handoff bench: one JVM, %d workers + 1 joining, %d units, store %s, strategy %s, worker"
           + " settings lease 1.5 s, sync 500 ms (the defaults), maxConcurrentMoves %d, claimBatch %d; listeners stop"
-          + " and confirm at once; %d cores%n", workers, units, control.describe(), strategy, maxMoves, claimBatch,
+          + " and confirm at once; %d cores%n", size.workers, size.units, control.describe(), strategy, maxMoves, claimBatch,
           Runtime.getRuntime().availableProcessors());
       out.printf(Locale.ROOT, "baseline: one store round trip (ownersOf of one unit) p50 %.3f ms; on the idle store,"
           + " claimAll of %d new units p50 %.2f ms, releaseAll of them p50 %.2f ms%s%n", rtMillis, claimBatch,
@@ -140,7 +133,7 @@ final class HandoffBench implements Callable<Integer> {
       List<Member> live = new ArrayList<>();
       List<Member> all = new ArrayList<>();
       int next = 0;
-      for (int i = 0; i < workers; i++) {
+      for (int i = 0; i < size.workers; i++) {
         live.add(startMember("m" + next++, pool, tableKey, rec, closeables));
         all.add(live.get(live.size() - 1));
       }
@@ -151,7 +144,7 @@ final class HandoffBench implements Callable<Integer> {
       List<Long> allGaps = new ArrayList<>();
       List<Long> ownerPart = new ArrayList<>();
       List<Long> claimerPart = new ArrayList<>();
-      for (int i = 0; i < workers; i++) {
+      for (int i = 0; i < size.workers; i++) {
         Member old = live.remove(0);
         int held = old.divider.assigned().size();
         Phase drain = rec.phase();
@@ -227,22 +220,21 @@ final class HandoffBench implements Callable<Integer> {
         try {
           closeables.get(i).close();
         } catch (Exception e) {
-          spec.commandLine().getErr().println("closing: " + e);
+          common.err().println("closing: " + e);
         }
       }
       try {
         control.seedKeys().replaceList(unitsKey, List.of());
       } catch (RuntimeException e) {
-        spec.commandLine().getErr().println("cleaning up the units list: " + e);
+        common.err().println("cleaning up the units list: " + e);
       }
       control.close();
     }
   }
 
   private void checkOptions() {
-    OptionChecks check = new OptionChecks(spec);
-    check.between("--workers", workers, 2, 32);
-    check.atLeast("--units", units, 1, "");
+    OptionChecks check = common.checks();
+    size.check(check);
     check.atLeast("--settle-timeout", settleSeconds, 1, " s");
     check.atLeast("--claim-batch", claimBatch, 1, "");
     check.atLeast("--max-moves", maxMoves, 1, "");
