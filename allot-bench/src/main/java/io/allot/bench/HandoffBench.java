@@ -14,8 +14,6 @@ import io.allot.testkit.overlap.OverlapChecker;
 import io.allot.testkit.overlap.OwnershipLog;
 import io.allot.worker.Divider;
 import io.allot.worker.UnitListener;
-import io.allot.worker.UnitStart;
-import io.allot.worker.UnitStop;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -257,20 +255,12 @@ final class HandoffBench implements Callable<Integer> {
     Member m = new Member(name);
     m.divider = Divider.builder(s).pool(pool).distribution(tableKey).host("127.0.0.1").port(0)
         .claimBatch(claimBatch).maxConcurrentMoves(maxMoves)
-        .listener(new UnitListener() {
-          @Override
-          public void onStart(UnitStart e) {
-            rec.started(e.unit(), m.name, e.token());
+        .listener(UnitListener.of(e -> rec.started(e.unit(), m.name, e.token()), e -> {
+          rec.stopped(e.unit(), m.name);
+          if (e.reason().awaitsConfirmation()) {
+            m.divider.confirmStop(e.unit(), e.token());
           }
-
-          @Override
-          public void onStop(UnitStop e) {
-            rec.stopped(e.unit(), m.name);
-            if (e.reason().awaitsConfirmation()) {
-              m.divider.confirmStop(e.unit(), e.token());
-            }
-          }
-        })
+        }))
         .build();
     closeables.add(m.divider);
     m.divider.start();
