@@ -9,10 +9,8 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
@@ -35,9 +33,7 @@ import picocli.CommandLine.TypeConversionException;
           + "--quick: N in 1000,10000, M in 3,10,100, plus N/M = 2, 5, 20."
     })
 public final class AssignCommand implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Mixin HelpOption help;
+  @Mixin CommonOptions common;
 
   @Option(names = "--quick",
       description = "Small grid: N in 1000,10000, M in 3,10,100, plus N/M in 2,5,20 (well under a minute).")
@@ -90,15 +86,15 @@ public final class AssignCommand implements Callable<Integer> {
       }
       return new AssignOptions(quick, json, strategies, sizes, members, ratios, repeat == null ? 0 : repeat);
     } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage());
+      throw common.checks().bad(e.getMessage());
     }
   }
 
   @Override
   public Integer call() {
     AssignOptions options = options();
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter out = common.out();
+    PrintWriter err = common.err();
     AssignReport report =
         AssignRunner.run(
             options,

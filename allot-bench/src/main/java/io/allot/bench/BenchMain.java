@@ -6,9 +6,6 @@ import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine;
 
 /**
@@ -24,14 +21,12 @@ import picocli.CommandLine;
     subcommands = {AssignCommand.class, DistributorBench.class, FailoverBench.class, HandoffBench.class, JobBench.class,
         io.allot.bench.route.RouteBench.class, JmhCommand.class})
 public final class BenchMain implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Mixin HelpOption help;
+  @Mixin CommonOptions common;
 
   @Override
   public Integer call() {
-    throw new ParameterException(spec.commandLine(),
-        "Missing required subcommand: choose one of: " + String.join(", ", spec.subcommands().keySet()));
+    throw common.checks().bad(
+        "Missing required subcommand: choose one of: " + String.join(", ", common.spec.subcommands().keySet()));
   }
 
   /**

@@ -35,9 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench distributor}: the control plane at scale. M members are lease-holding sessions written straight
@@ -61,9 +59,7 @@ final class DistributorBench implements Callable<Integer> {
   /** The lease of a dying member's last renewal: the worker SDK's default lease TTL. */
   static final Duration DEATH_TTL = Duration.ofMillis(1500);
 
-  @Spec CommandSpec spec;
-
-  @Mixin HelpOption help;
+  @Mixin CommonOptions common;
 
   @Option(names = "--members", defaultValue = "1000",
       description = "Lease-holding members (sessions written through the Membership role), 1 to 100000. Default ${DEFAULT-VALUE}.")
@@ -117,7 +113,7 @@ final class DistributorBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    OptionChecks check = new OptionChecks(spec);
+    OptionChecks check = common.checks();
     check.between("--members", members, 1, MAX_MEMBERS);
     check.between("--ping-members", pingMembers, 0, 5000);
     check.atLeast("--units", units, 1, "");
@@ -130,7 +126,7 @@ final class DistributorBench implements Callable<Integer> {
     }
     st = store.open(null);
     try (Store opened = st) {
-      run(spec.commandLine().getOut(), spec.commandLine().getErr());
+      run(common.out(), common.err());
     }
     return 0;
   }

@@ -20,13 +20,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench failover}: real processes ({@code allot server} and M {@code allot worker}s of the CLI jar, default
@@ -44,15 +41,10 @@ import picocli.CommandLine.Spec;
           + "elsewhere. Prints each trial, p50/p99/max, and the overlap check over the whole run's event logs."
     })
 final class FailoverBench implements Callable<Integer> {
-  @Spec CommandSpec spec;
+  @Mixin CommonOptions common;
 
-  @Mixin HelpOption help;
-
-  @Option(names = "--workers", defaultValue = "4", description = "Worker processes (M). Default ${DEFAULT-VALUE}.")
-  int workers;
-
-  @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
-  int units;
+  /** --workers M, --units N. */
+  @Mixin FleetSize size;
 
   @Option(names = "--trials", defaultValue = "20", description = "Kills. Default ${DEFAULT-VALUE}.")
   int trials;
@@ -74,10 +66,10 @@ final class FailoverBench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     checkOptions();
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = common.out();
     Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-");
     String prefix = "failover-" + UUID.randomUUID().toString().substring(0, 8) + "-";
-    List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
+    List<String> unitNames = size.unitNames();
     try (Store st = store.open(null);
         Fleet fleet = Fleet.builder(d).storeArgs("-store", store.uri(null)).prefix(prefix).jar(allotJar).build()) {
       if (tasks) {
@@ -89,21 +81,21 @@ final class FailoverBench implements Callable<Integer> {
         st.seedKeys().replaceList(fleet.unitsKey(), unitNames);
       }
       out.printf("failover bench: %d workers, %d " + (tasks ? "long-running tasks" : "units") + ", %d trials, store %s, default settings (lease 1.5 s, renew 300 ms,"
-          + " fence margin 500 ms; distributor poll 1 s, ping timeout 1 s); files in %s%n", workers, units, trials,
+          + " fence margin 500 ms; distributor poll 1 s, ping timeout 1 s); files in %s%n", size.workers, size.units, trials,
           st.describe(), d);
       out.flush();
       fleet.startDistributor();
-      Fleet.Worker[] w = new Fleet.Worker[workers];
-      int[] ports = new int[workers];
-      int[] incarnation = new int[workers];
-      for (int i = 0; i < workers; i++) {
+      Fleet.Worker[] w = new Fleet.Worker[size.workers];
+      int[] ports = new int[size.workers];
+      int[] incarnation = new int[size.workers];
+      for (int i = 0; i < size.workers; i++) {
         ports[i] = Ports.free();
         w[i] = fleet.startWorker(i, 0, ports[i]);
       }
       settle(fleet, st, unitNames, members(w), 120_000);
       long[] times = new long[trials];
       for (int t = 0; t < trials; t++) {
-        int victim = t % workers;
+        int victim = t % size.workers;
         Set<String> held = EventFile.open(fleet.eventFiles().get(w[victim].label())).keySet();
         long killed = w[victim].kill();
         String member = w[victim].member();
@@ -153,9 +145,8 @@ final class FailoverBench implements Callable<Integer> {
 
   /** Bad options are a {@link ParameterException}: exit code 2, the option named. */
   private void checkOptions() throws URISyntaxException {
-    OptionChecks check = new OptionChecks(spec);
-    check.between("--workers", workers, 2, 32);
-    check.atLeast("--units", units, 1, "");
+    OptionChecks check = common.checks();
+    size.check(check);
     check.atLeast("--trials", trials, 1, "");
     if (store.isMemory()) {
       throw check.bad("--store: memory cannot be shared by processes; use redis://... or postgresql://...");

@@ -14,8 +14,6 @@ import io.allot.testkit.overlap.OverlapChecker;
 import io.allot.testkit.overlap.OwnershipLog;
 import io.allot.worker.Divider;
 import io.allot.worker.UnitListener;
-import io.allot.worker.UnitStart;
-import io.allot.worker.UnitStop;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -33,9 +31,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.IntStream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench handoff}: planned moves in one JVM. An in-process distributor ({@link DistributorServer}, as
@@ -62,15 +58,10 @@ import picocli.CommandLine.Spec;
           + "distributor's reaction, the time until a joining member runs its full share, and the overlap check."
     })
 final class HandoffBench implements Callable<Integer> {
-  @Spec CommandSpec spec;
+  @Mixin CommonOptions common;
 
-  @Mixin HelpOption help;
-
-  @Option(names = "--workers", defaultValue = "4", description = "Workers restarted one by one (M). Default ${DEFAULT-VALUE}.")
-  int workers;
-
-  @Option(names = "--units", defaultValue = "10000", description = "Units (N). Default ${DEFAULT-VALUE}.")
-  int units;
+  /** --workers M, --units N. */
+  @Mixin FleetSize size;
 
   /** The store (memory: is one store shared in-process). */
   @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
@@ -98,12 +89,12 @@ final class HandoffBench implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     checkOptions();
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = common.out();
     String prefix = "handoff-" + UUID.randomUUID().toString().substring(0, 8) + "-";
     String pool = prefix + "list";
     String unitsKey = prefix + "units";
     String tableKey = prefix + "table";
-    List<String> unitNames = IntStream.range(0, units).mapToObj(i -> "u" + i).toList();
+    List<String> unitNames = size.unitNames();
     boolean memory = store.isMemory();
     Store control = store.open(null);
     shared = memory ? control : null;
@@ -116,7 +107,7 @@ final class HandoffBench implements Callable<Integer> {
       closeables.add(control.notifications().subscribe(Topic.releases(pool), rec::released));
       out.printf(Locale.ROOT, "handoff bench: one JVM, %d workers + 1 joining, %d units, store %s, strategy %s, worker"
           + " settings lease 1.5 s, sync 500 ms (the defaults), maxConcurrentMoves %d, claimBatch %d; listeners stop"
-          + " and confirm at once; %d cores%n", workers, units, control.describe(), strategy, maxMoves, claimBatch,
+          + " and confirm at once; %d cores%n", size.workers, size.units, control.describe(), strategy, maxMoves, claimBatch,
           Runtime.getRuntime().availableProcessors());
       out.printf(Locale.ROOT, "baseline: one store round trip (ownersOf of one unit) p50 %.3f ms; on the idle store,"
           + " claimAll of %d new units p50 %.2f ms, releaseAll of them p50 %.2f ms%s%n", rtMillis, claimBatch,
@@ -140,7 +131,7 @@ final class HandoffBench implements Callable<Integer> {
       List<Member> live = new ArrayList<>();
       List<Member> all = new ArrayList<>();
       int next = 0;
-      for (int i = 0; i < workers; i++) {
+      for (int i = 0; i < size.workers; i++) {
         live.add(startMember("m" + next++, pool, tableKey, rec, closeables));
         all.add(live.get(live.size() - 1));
       }
@@ -151,7 +142,7 @@ final class HandoffBench implements Callable<Integer> {
       List<Long> allGaps = new ArrayList<>();
       List<Long> ownerPart = new ArrayList<>();
       List<Long> claimerPart = new ArrayList<>();
-      for (int i = 0; i < workers; i++) {
+      for (int i = 0; i < size.workers; i++) {
         Member old = live.remove(0);
         int held = old.divider.assigned().size();
         Phase drain = rec.phase();
@@ -227,22 +218,21 @@ final class HandoffBench implements Callable<Integer> {
         try {
           closeables.get(i).close();
         } catch (Exception e) {
-          spec.commandLine().getErr().println("closing: " + e);
+          common.err().println("closing: " + e);
         }
       }
       try {
         control.seedKeys().replaceList(unitsKey, List.of());
       } catch (RuntimeException e) {
-        spec.commandLine().getErr().println("cleaning up the units list: " + e);
+        common.err().println("cleaning up the units list: " + e);
       }
       control.close();
     }
   }
 
   private void checkOptions() {
-    OptionChecks check = new OptionChecks(spec);
-    check.between("--workers", workers, 2, 32);
-    check.atLeast("--units", units, 1, "");
+    OptionChecks check = common.checks();
+    size.check(check);
     check.atLeast("--settle-timeout", settleSeconds, 1, " s");
     check.atLeast("--claim-batch", claimBatch, 1, "");
     check.atLeast("--max-moves", maxMoves, 1, "");
@@ -265,20 +255,12 @@ final class HandoffBench implements Callable<Integer> {
     Member m = new Member(name);
     m.divider = Divider.builder(s).pool(pool).distribution(tableKey).host("127.0.0.1").port(0)
         .claimBatch(claimBatch).maxConcurrentMoves(maxMoves)
-        .listener(new UnitListener() {
-          @Override
-          public void onStart(UnitStart e) {
-            rec.started(e.unit(), m.name, e.token());
+        .listener(UnitListener.of(e -> rec.started(e.unit(), m.name, e.token()), e -> {
+          rec.stopped(e.unit(), m.name);
+          if (e.reason().awaitsConfirmation()) {
+            m.divider.confirmStop(e.unit(), e.token());
           }
-
-          @Override
-          public void onStop(UnitStop e) {
-            rec.stopped(e.unit(), m.name);
-            if (e.reason().awaitsConfirmation()) {
-              m.divider.confirmStop(e.unit(), e.token());
-            }
-          }
-        })
+        }))
         .build();
     closeables.add(m.divider);
     m.divider.start();

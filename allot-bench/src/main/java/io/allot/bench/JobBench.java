@@ -31,10 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench jobs}: job throughput of allot's {@link JobWorker} against db-scheduler on the same
@@ -55,9 +52,7 @@ import picocli.CommandLine.Spec;
           + " jobs/s from the first enqueue to the last finished."
     })
 final class JobBench implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Mixin HelpOption help;
+  @Mixin CommonOptions common;
 
   @Option(names = "--jobs", defaultValue = "100000", description = "No-op jobs per run (N). Default ${DEFAULT-VALUE}.")
   int jobs;
@@ -120,7 +115,7 @@ final class JobBench implements Callable<Integer> {
       updateSeconds = 1;
     }
     checkOptions();
-    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter out = common.out();
     runId = UUID.randomUUID().toString().substring(0, 8);
     boolean withRedis = !redis.equalsIgnoreCase("none");
     out.printf(Locale.ROOT, "queue bench: %d no-op jobs, %d processes x %d threads (in-process: each process has its"
@@ -186,27 +181,16 @@ final class JobBench implements Callable<Integer> {
   }
 
   private void checkOptions() {
-    positive("--jobs", jobs);
-    positive("--processes", processes);
-    positive("--threads", threads);
-    positive("--claims", claims);
-    if (whatIfJobs < 0) {
-      throw new ParameterException(spec.commandLine(), "--what-if-jobs must be >= 0 but was " + whatIfJobs);
-    }
-    positive("--update-seconds", updateSeconds);
-    positive("--poll-ms", pollMillis);
-    if (enqueueBatch < 1 || enqueueBatch > 10_000) {
-      throw new ParameterException(spec.commandLine(), "--enqueue-batch must be in [1, 10000] but was " + enqueueBatch);
-    }
-    if (batch < 0 || batch > 10_000) {
-      throw new ParameterException(spec.commandLine(), "--batch must be in [0, 10000] but was " + batch);
-    }
-  }
-
-  private void positive(String name, int v) {
-    if (v < 1) {
-      throw new ParameterException(spec.commandLine(), name + " must be at least 1 but was " + v);
-    }
+    OptionChecks check = common.checks();
+    check.atLeast("--jobs", jobs, 1, "");
+    check.atLeast("--processes", processes, 1, "");
+    check.atLeast("--threads", threads, 1, "");
+    check.atLeast("--claims", claims, 1, "");
+    check.atLeast("--what-if-jobs", whatIfJobs, 0, "");
+    check.atLeast("--update-seconds", updateSeconds, 1, " (seconds)");
+    check.atLeast("--poll-ms", pollMillis, 1, " ms");
+    check.between("--enqueue-batch", enqueueBatch, 1, 10_000);
+    check.between("--batch", batch, 0, 10_000);
   }
 
   // ---------------------------------------------------------------- allot end to end
@@ -332,7 +316,7 @@ final class JobBench implements Callable<Integer> {
         st.execute("DROP SCHEMA IF EXISTS " + s + " CASCADE");
       }
     } catch (SQLException e) {
-      spec.commandLine().getErr().println("could not drop the bench's schemas " + schemas + ": " + e.getMessage());
+      common.err().println("could not drop the bench's schemas " + schemas + ": " + e.getMessage());
     }
   }
 

@@ -27,9 +27,9 @@ class JobBenchTest {
   void badOptionsAreNamed() {
     BenchRun r = BenchRun.of("jobs", "--jobs", "0");
     assertThat(r.code()).isEqualTo(2);
-    assertThat(r.err()).startsWith("--jobs must be at least 1 but was 0");
+    assertThat(r.err()).startsWith("--jobs must be at least 1, got 0");
     BenchRun s = BenchRun.of("jobs", "--enqueue-batch", "20000");
     assertThat(s.code()).isEqualTo(2);
-    assertThat(s.err()).startsWith("--enqueue-batch must be in [1, 10000]");
+    assertThat(s.err()).startsWith("--enqueue-batch must be between 1 and 10000, got 20000");
   }
 }

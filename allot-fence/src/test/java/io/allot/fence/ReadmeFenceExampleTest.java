@@ -44,10 +44,10 @@ class ReadmeFenceExampleTest {
 
   @Test
   void theOwnerWritesAndAnOlderOwnerIsRefused() throws SQLException {
-    ReadmeFenceExample.scrapeAndStore(db, unit("site-42", 100));
-    ReadmeFenceExample.scrapeAndStore(db, unit("site-42", 100));
-    ReadmeFenceExample.scrapeAndStore(db, unit("site-42", 120)); // the next owner
-    assertThatThrownBy(() -> ReadmeFenceExample.scrapeAndStore(db, unit("site-42", 100)))
+    ReadmeFenceExample.scrapeAndStore(db, new Owned("site-42", 100));
+    ReadmeFenceExample.scrapeAndStore(db, new Owned("site-42", 100));
+    ReadmeFenceExample.scrapeAndStore(db, new Owned("site-42", 120)); // the next owner
+    assertThatThrownBy(() -> ReadmeFenceExample.scrapeAndStore(db, new Owned("site-42", 100)))
         .isInstanceOf(StaleTokenException.class);
     assertThat(pages()).isEqualTo(3);
   }
@@ -60,32 +60,21 @@ class ReadmeFenceExampleTest {
     }
   }
 
-  private static UnitContext unit(String unit, long token) {
-    return new UnitContext() {
-      @Override
-      public String unit() {
-        return unit;
-      }
+  /** The context of a unit owned with {@code token} whose stop is never requested. */
+  private record Owned(String unit, long token) implements UnitContext {
+    @Override
+    public boolean stopRequested() {
+      return false;
+    }
 
-      @Override
-      public long token() {
-        return token;
-      }
+    @Override
+    public Optional<StopReason> stopReason() {
+      return Optional.empty();
+    }
 
-      @Override
-      public boolean stopRequested() {
-        return false;
-      }
-
-      @Override
-      public Optional<StopReason> stopReason() {
-        return Optional.empty();
-      }
-
-      @Override
-      public boolean awaitStop(Duration timeout) {
-        return false;
-      }
-    };
+    @Override
+    public boolean awaitStop(Duration timeout) {
+      return false;
+    }
   }
 }

@@ -2,6 +2,7 @@ package io.allot.worker;
 
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
+import java.util.function.Consumer;
 
 /**
  * Receives a {@link Divider}'s unit events. Every callback of one divider runs on one SDK thread, in order, so a
@@ -26,31 +27,40 @@ public interface UnitListener {
   default void onLeaseLost(String reason) {}
 
   /**
+   * A listener of two callbacks, for example {@code UnitListener.of(this::start, this::stop)}; it does nothing on
+   * {@link #onLeaseLost}.
+   */
+  static UnitListener of(Consumer<? super UnitStart> onStart, Consumer<? super UnitStop> onStop) {
+    Objects.requireNonNull(onStart, "onStart");
+    Objects.requireNonNull(onStop, "onStop");
+    return new UnitListener() {
+      @Override
+      public void onStart(UnitStart start) {
+        onStart.accept(start);
+      }
+
+      @Override
+      public void onStop(UnitStop stop) {
+        onStop.accept(stop);
+      }
+    };
+  }
+
+  /**
    * A listener that puts every event into {@code queue}, for applications that prefer to pull events from their own
    * thread. Use an unbounded queue (for example a {@link java.util.concurrent.LinkedBlockingQueue}): a full queue
    * blocks the SDK's event thread, and with it every later event.
    */
   static UnitListener into(BlockingQueue<? super UnitEvent> queue) {
     Objects.requireNonNull(queue, "queue");
-    return new UnitListener() {
-      @Override
-      public void onStart(UnitStart start) {
-        put(start);
-      }
-
-      @Override
-      public void onStop(UnitStop stop) {
-        put(stop);
-      }
-
-      private void put(UnitEvent e) {
-        try {
-          queue.put(e);
-        } catch (InterruptedException ex) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted while queueing " + e, ex);
-        }
+    Consumer<UnitEvent> put = e -> {
+      try {
+        queue.put(e);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while queueing " + e, ex);
       }
     };
+    return of(put, put);
   }
 }

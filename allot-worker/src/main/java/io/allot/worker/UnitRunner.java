@@ -77,17 +77,7 @@ public final class UnitRunner implements AutoCloseable {
       pool.allowCoreThreadTimeOut(true);
       this.executor = pool;
     }
-    divider.addListener(new UnitListener() {
-      @Override
-      public void onStart(UnitStart start) {
-        started(start);
-      }
-
-      @Override
-      public void onStop(UnitStop stop) {
-        stopped(stop);
-      }
-    });
+    divider.addListener(UnitListener.of(this::started, this::stopped));
   }
 
   /**

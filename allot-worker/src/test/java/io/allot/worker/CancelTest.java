@@ -68,15 +68,7 @@ class CancelTest extends WorkerTestBase {
     });
     M a = member("A", flaky, b -> b, true);
     List<Long> bStartedAt = new CopyOnWriteArrayList<>(); // store time of B's start of u1
-    M b = member("B", mem, x -> x.listener(new UnitListener() {
-      @Override
-      public void onStart(UnitStart start) {
-        bStartedAt.add(mem.clock().timeMillis());
-      }
-
-      @Override
-      public void onStop(UnitStop stop) {}
-    }), true);
+    M b = member("B", mem, x -> x.listener(UnitListener.of(start -> bStartedAt.add(mem.clock().timeMillis()), stop -> {})), true);
     table.publish(a.id(), "u1", b.id(), "");
     await().until(() -> a.d().assigned().containsKey("u1"));
 
@@ -117,15 +109,7 @@ class CancelTest extends WorkerTestBase {
   void cancelFromAListenerCallbackDoesNotDeadlock() {
     Recorder r = new Recorder("A", intervals).autoConfirm();
     Divider[] self = new Divider[1];
-    Divider d = fast(mem, r).listener(new UnitListener() {
-      @Override
-      public void onStart(UnitStart start) {
-        self[0].cancel();
-      }
-
-      @Override
-      public void onStop(UnitStop stop) {}
-    }).build();
+    Divider d = fast(mem, r).listener(UnitListener.of(start -> self[0].cancel(), stop -> {})).build();
     self[0] = d;
     started(d, r);
     table.publish(d.memberId(), "u1");

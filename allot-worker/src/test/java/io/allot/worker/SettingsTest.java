@@ -19,13 +19,7 @@ class SettingsTest {
   }
 
   private Divider.Builder valid() {
-    return Divider.builder(store).pool("p").host("127.0.0.1").listener(new UnitListener() {
-      @Override
-      public void onStart(UnitStart start) {}
-
-      @Override
-      public void onStop(UnitStop stop) {}
-    });
+    return Divider.builder(store).pool("p").host("127.0.0.1").listener(UnitListener.of(start -> {}, stop -> {}));
   }
 
   private void rejected(UnaryOperator<Divider.Builder> change, String setting, String... more) {

@@ -92,9 +92,7 @@ public final class PickHarness {
     args = new LoadBalancer.PickSubchannelArgs[keys];
     for (int k = 0; k < keys; k++) {
       owners.put("k" + k, "127.0.0.1:" + (20000 + k % backends));
-      Metadata h = new Metadata();
-      h.put(AllotRouting.KEY_HEADER, "k" + k);
-      args[k] = new Args(CallOptions.DEFAULT.withOption(AllotRouting.KEY, "k" + k), h);
+      args[k] = new Args("k" + k);
     }
     Attributes attrs = Attributes.newBuilder()
         .set(AllotRouting.TABLE, new RouteTable(RouteTable.DEFAULT_TABLE_KEY, 1, owners))
@@ -126,13 +124,14 @@ public final class PickHarness {
     sync.execute(lb::shutdown);
   }
 
+  /** The pick arguments of a call with key {@code key}, set both ways a client may: call option and header. */
   private static final class Args extends LoadBalancer.PickSubchannelArgs {
     private final CallOptions options;
-    private final Metadata headers;
+    private final Metadata headers = new Metadata();
 
-    Args(CallOptions options, Metadata headers) {
-      this.options = options;
-      this.headers = headers;
+    Args(String key) {
+      options = CallOptions.DEFAULT.withOption(AllotRouting.KEY, key);
+      headers.put(AllotRouting.KEY_HEADER, key);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.allot.bench.route;
 import io.allot.route.LiveWeights;
 import io.allot.store.MemberMeta;
 import io.allot.store.Store;
+import io.allot.bench.CommonOptions;
 import io.allot.cli.StoreOption;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
@@ -26,9 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code bench route}: allot's routing policies against grpc-java's {@code round_robin} and the xds policies, in one
@@ -46,10 +45,7 @@ import picocli.CommandLine.Spec;
       "hops), canary share over N calls."
     })
 public final class RouteBench implements Callable<Integer> {
-  @Spec CommandSpec spec;
-
-  @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help message and exit.")
-  boolean help;
+  @Mixin CommonOptions common;
 
   @Option(names = "--quick", description = "A short run (well under a minute): fewer picks, 3 s loads, 20,000 canary calls.")
   boolean quick;
@@ -81,7 +77,7 @@ public final class RouteBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    out = spec.commandLine().getOut();
+    out = common.out();
     // lets ring_hash_experimental hash a header (it reads the flag from the environment or a system property)
     if (System.getProperty("GRPC_EXPERIMENTAL_RING_HASH_SET_REQUEST_HASH_KEY") == null) {
       System.setProperty("GRPC_EXPERIMENTAL_RING_HASH_SET_REQUEST_HASH_KEY", "true");

@@ -9,19 +9,20 @@ import java.util.Objects;
  * <p>The <b>affinity</b> is the member's weight: its share of the units is proportional to it.
  * Affinity 0 means "give me no units". The <b>capacity</b> caps the number of units it may get
  * ({@link #UNLIMITED} by default).
+ *
+ * @param id       the member's id ({@link Names#checkMember})
+ * @param affinity its weight, at least 0
+ * @param capacity the most units it may get, at least 0, or {@link #UNLIMITED}
  */
-public final class Member {
+public record Member(String id, int affinity, int capacity) {
   /** Capacity of a member without a cap. */
   public static final int UNLIMITED = Integer.MAX_VALUE;
   /** Affinity of a member that did not say. */
   public static final int DEFAULT_AFFINITY = 1;
 
-  private final String id;
-  private final int affinity;
-  private final int capacity;
-
-  private Member(String id, int affinity, int capacity) {
-    this.id = Names.checkMember(id);
+  /** A member; a bad id, a negative affinity or a negative capacity is an {@link IllegalArgumentException}. */
+  public Member {
+    id = Names.checkMember(id);
     if (affinity < 0) {
       throw new IllegalArgumentException(
           "affinity of member " + Names.quote(id) + " is " + affinity + "; it must be >= 0");
@@ -30,8 +31,6 @@ public final class Member {
       throw new IllegalArgumentException(
           "capacity of member " + Names.quote(id) + " is " + capacity + "; it must be >= 0");
     }
-    this.affinity = affinity;
-    this.capacity = capacity;
   }
 
   /** A member with affinity 1 and no capacity cap. */
@@ -49,19 +48,6 @@ public final class Member {
     return new Member(id, affinity, capacity);
   }
 
-  public String id() {
-    return id;
-  }
-
-  public int affinity() {
-    return affinity;
-  }
-
-  /** Maximum number of units, or {@link #UNLIMITED}. */
-  public int capacity() {
-    return capacity;
-  }
-
   public boolean hasCapacityLimit() {
     return capacity != UNLIMITED;
   }
@@ -74,11 +60,7 @@ public final class Member {
     return new Member(id, affinity, capacity);
   }
 
-  @Override
-  public boolean equals(Object o) {
-    return o instanceof Member m && m.id.equals(id) && m.affinity == affinity && m.capacity == capacity;
-  }
-
+  /** As before this was a record, so that hash-ordered collections of members iterate as they did. */
   @Override
   public int hashCode() {
     return Objects.hash(id, affinity, capacity);
