@@ -164,7 +164,8 @@ final class JobCommand extends ParentCommand {
     }
   }
 
-  @Command(name = "stats", description = "Counts per status, the oldest todo, the rate limit and recent failures.")
+  @Command(name = "stats", description = {"Counts per status, the oldest todo, the rate limit and recent failures.",
+      "A queue that holds no job and has no rate limit is unknown: one line naming it, exit 2."})
   static final class Stats implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
@@ -180,6 +181,10 @@ final class JobCommand extends ParentCommand {
       try (Store s = q.store.open("allot-jobs-stats", spec.commandLine().getErr())) {
         JobQueue queue = q.open(s);
         QueueStats st = queue.stats(failures);
+        if (st.total() == 0 && st.ratePerSecond() == 0) { // the one trace a queue leaves in every store
+          throw new BadInputException("--queue " + queue.name() + ": no such queue: it holds no job and no rate "
+              + "limit (never used, or every job purged) on " + s.describe());
+        }
         long now = s.clock().timeMillis();
         PrintWriter out = spec.commandLine().getOut();
         out.printf("queue %s on %s%n", queue.name(), s.describe());

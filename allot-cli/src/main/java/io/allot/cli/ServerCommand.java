@@ -116,7 +116,9 @@ final class ServerCommand implements Callable<Integer> {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Store s = store.open("allot-distributor", redisFlags, err);
     // the task API serves the pools of this server, reading the table it publishes
-    TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces());
+    // and refuses a task in a pool fed by its units list (the task would drop the list's units from the table)
+    TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())
+        .withUnitsList(settings.workunitsNamespace());
     CountDownLatch stop = new CountDownLatch(1);
     try (s;
         OpsHttpServer http = bound("-prom-port " + promPort,

@@ -32,7 +32,8 @@ import picocli.CommandLine.Spec;
       "Talks to the store directly, with the checks and the derived statuses of the server's API (/api/v1): Created, "
           + "Processing, OnDeleting, Deleted, Failed, Pending. Prints tasks as JSON (list: a table, or JSON with "
           + "--json). Jobs (finite queued work) are `allot job ...`.",
-      "Exit codes: 0 done, 1 no such task or a conflict (409), 2 bad input (named) or an unreachable store."
+      "Exit codes: 0 done, 1 no such task or a conflict (409), 2 bad input (named: also a pool no distributor "
+          + "serves or one fed by the units list) or an unreachable store."
     },
     subcommands = {TaskCommand.Create.class, TaskCommand.Update.class, TaskCommand.Delete.class,
         TaskCommand.Get.class, TaskCommand.ListTasks.class})
@@ -47,14 +48,26 @@ final class TaskCommand extends ParentCommand {
 
     @Option(names = {"-distribution-namespace", "--distribution-namespace"}, paramLabel = "KEY",
         defaultValue = "sys-matching-table",
-        description = "The table the distributor publishes (statuses read it). Default ${DEFAULT-VALUE}.")
+        description = "The table the distributor publishes (statuses read it; a pool is known when a distributor "
+            + "serves it into this table or it has held tasks). Default ${DEFAULT-VALUE}.")
     String table;
+
+    @Option(names = {"-workunits-namespace", "--workunits-namespace"}, paramLabel = "KEY", defaultValue = "sys-channels",
+        description = "The server's units list: no task is created in a pool fed by it while it holds units (a pool "
+            + "with tasks ignores its units list). Default ${DEFAULT-VALUE}.")
+    String unitsList;
   }
 
   /**
-   * The exit code of a request the task service refused with {@code kind}: 2 for bad input (the usage error's code:
-   * nothing changed, the command line must change), 1 for everything else.
+   * The exit code of a request the task service refused: 2 for bad input (the usage error's code: nothing changed,
+   * the command line must change), also any refusal of the pool (-pool names a pool no distributor serves, or one
+   * fed by the units list), 1 for everything else.
    */
+  static int exitCode(TaskServiceException e) {
+    return "pool".equals(e.field()) ? 2 : exitCode(e.kind());
+  }
+
+  /** The exit code of a refusal of {@code kind} that is not about the pool. */
   static int exitCode(ErrorKind kind) {
     return switch (kind) {
       case BAD_INPUT, TOO_LARGE -> 2;
@@ -87,13 +100,13 @@ final class TaskCommand extends ParentCommand {
             + "this command exits; use the store of the server: redis://... or postgresql://...");
       }
       try (Store s = t.store.open("allot-task-" + verb(), spec.commandLine().getErr())) {
-        TaskService service = TaskService.anyPool(s, t.table);
+        TaskService service = TaskService.servedPools(s, t.table).withUnitsList(t.unitsList);
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         try {
           apply(service, out, err);
         } catch (TaskServiceException e) {
-          int code = exitCode(e.kind());
+          int code = exitCode(e);
           err.println("allot: " + e.getMessage() + (code == 2 ? "; nothing changed" : ""));
           return code;
         } catch (UnsupportedOperationException e) {

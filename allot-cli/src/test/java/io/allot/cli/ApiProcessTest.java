@@ -133,7 +133,11 @@ class ApiProcessTest {
       assertThat(p).as(log.toString()).isPositive();
       String tasks = "http://127.0.0.1:" + p + "/api/v1/pools/sys-robots-list/tasks";
       assertThat(send("POST", tasks, "{\"name\":\"d\"}", "wrong").statusCode()).isEqualTo(401);
-      assertThat(send("POST", tasks, "{\"name\":\"d\",\"args\":{\"k\":1}}", "dev-token").statusCode()).isEqualTo(201);
+      // the dev pool is fed by its units list: a task would have dropped them all from the table (issue 18)
+      HttpResponse<String> refused = send("POST", tasks, "{\"name\":\"d\",\"args\":{\"k\":1}}", "dev-token");
+      assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+      assertThat(refused.body()).contains("pool 'sys-robots-list' takes its units from the units list 'sys-channels'");
+      assertThat(send("GET", tasks + "/d", null, null).statusCode()).isEqualTo(404);
       assertThat(send("GET", "http://127.0.0.1:" + p + "/api/v1/pools", null, null).body()).contains("sys-robots-list");
     } finally {
       proc.destroyForcibly();

@@ -78,6 +78,25 @@ class JobCommandTest {
   }
 
   /** Issue 18: a file that is not there printed java.nio.file.NoSuchFileException and exit 1. */
+  /**
+   * Issue 18: stats of a queue that never had a job printed zeros, exit 0. A queue holding no job and no rate limit
+   * is unknown: one line naming it, exit 2; a rate limit alone makes it known.
+   */
+  @Test
+  void statsOfAQueueWithNoJobAndNoRateLimitIsOneLineNamingItExit2() {
+    CliRun r = CliRun.of("job", "stats", "-store", schema.uri(), "--queue", "nosuchqueue");
+    assertThat(r.code()).as(r.out() + r.err()).isEqualTo(2);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err().strip().lines()).singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .startsWith("allot: --queue nosuchqueue: no such queue").contains("no job and no rate limit");
+    try (PostgresStore s = PostgresStore.connect(schema.uri())) {
+      s.jobQueue("limited").limitRate(5);
+    }
+    r = CliRun.of("job", "stats", "-store", schema.uri(), "--queue", "limited");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("rate limit: 5.0 jobs/s").containsPattern("total\\s+0");
+  }
+
   @Test
   void aMissingFileIsOneLineNamingItAndNothingIsEnqueued() {
     String missing = dir.resolve("nonexistent.tsv").toString();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.allot.store.MemberMeta;
+import io.allot.store.Tables;
 import io.allot.store.memory.MemoryStore;
 import io.allot.store.tasks.TaskRun;
 import io.allot.tasks.service.TaskJson;
@@ -11,7 +12,9 @@ import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,15 +30,53 @@ class TaskCommandTest {
   private final MemoryStore store = SharedMemoryStores.get(name);
   @TempDir Path dir;
 
+  /** Pool p is served: a distributor leads it into the default table (the CLI's rule for a known pool). */
+  @BeforeEach
+  void serveP() {
+    store.leadership().tryAcquire(Tables.leaseName("sys-matching-table", "p"), "distributor", Duration.ofMinutes(10))
+        .orElseThrow();
+  }
+
   private CliRun task(String... args) {
+    return taskIn("p", args);
+  }
+
+  private CliRun taskIn(String pool, String... args) {
     String[] all = new String[args.length + 4];
     all[0] = "task";
     all[1] = args[0];
     all[2] = "-store";
     all[3] = uri;
-    all[4] = "--pool=p";
+    all[4] = "--pool=" + pool;
     System.arraycopy(args, 1, all, 5, args.length - 1);
     return CliRun.of(all);
+  }
+
+  private static void oneLineExit2(CliRun r, String what) {
+    assertThat(r.code()).as(r.err()).isEqualTo(2);
+    // the memory store's warning aside (a real store has none), the error is one line
+    assertThat(r.err().strip().lines().filter(l -> !l.startsWith("allot: WARN store"))).as(r.err())
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING).startsWith("allot: ").contains(what)
+        .endsWith("nothing changed");
+    assertThat(r.out()).isEmpty();
+  }
+
+  /** REST refuses a pool its server does not serve; the CLI, on the store, refuses one no distributor serves. */
+  @Test
+  void aPoolNoDistributorServesIsOneLineNamingItExit2AndNothingIsWritten() {
+    oneLineExit2(taskIn("ghostpool", "create", "x", "--args", "{}"), "unknown pool 'ghostpool'");
+    oneLineExit2(taskIn("ghostpool", "list"), "unknown pool 'ghostpool'");
+    assertThat(store.taskSpecs("ghostpool").version()).isZero();
+  }
+
+  /** A task in a pool fed by a units list would drop all its units: refused, naming the pool and the list. */
+  @Test
+  void aCreateInAPoolFedByAUnitsListIsOneLineNamingTheListExit2AndNothingIsWritten() {
+    store.seedKeys().replaceList("sys-channels", List.of("u1", "u2", "u3"));
+    oneLineExit2(task("create", "x", "--args", "{}"), "pool 'p' takes its units from the units list 'sys-channels'");
+    assertThat(store.taskSpecs("p").version()).isZero();
+    assertThat(store.seedKeys().list("sys-channels")).hasSize(3);
+    assertThat(task("create", "x", "-workunits-namespace", "other-units").code()).as("another list, empty").isZero();
   }
 
   private static JsonNode json(CliRun r) throws Exception {

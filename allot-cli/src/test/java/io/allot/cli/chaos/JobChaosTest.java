@@ -30,14 +30,18 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Jobs under chaos, with real worker processes ({@code allot job worker}): N jobs (5 % of handlers fail
- * once, 1 % always), 3 workers killed with SIGKILL and paused with SIGSTOP past their lock TTL at random. Then an
- * independent check that reads only the workers' event files and the store: every job is {@code finished} or
- * {@code ignored} as its handler dictates, none is lost, none has two accepted completions, attempts never exceed
- * the maximum, and no refused completion's token is among the accepted ones.
+ * Jobs under chaos, with real worker processes ({@code allot job worker}) and the queue's rate limit set: N jobs (5 %
+ * of handlers fail once, 1 % always), 3 workers killed with SIGKILL, paused with SIGSTOP past their lock TTL and
+ * stopped with SIGTERM (a graceful close: running jobs finish) at random, and one more SIGTERM while the backlog
+ * drains after the chaos. Then an independent check that reads only the workers' event files and the store: every
+ * job is {@code finished} or {@code ignored} as its handler dictates (a graceful close never makes a job ignored),
+ * none is lost, none has two accepted completions, attempts never exceed the maximum, no refused completion's token
+ * is among the accepted ones, and the claims stay under the rate bound ({@code rate × elapsed + burst}, the burst one
+ * second's worth; claims counted as the larger of the store's attempts and the event lines, each a lower bound).
  *
  * <p>{@code -Dallot.jobchaos.seconds=N} (default 20), {@code -Dallot.jobchaos.jobs=N} (default 3,000; the issue's
- * long run: 100,000 for 60 s), {@code -Dallot.jobchaos.seed=S} replays the chaos schedule.
+ * long run: 100,000 for 60 s), {@code -Dallot.jobchaos.rate=R} jobs/s (default 1.5 × the arrival rate, so the limit
+ * binds in the drains), {@code -Dallot.jobchaos.seed=S} replays the chaos schedule.
  */
 class JobChaosTest {
   static final int SECONDS = Integer.getInteger("allot.jobchaos.seconds", 20);
@@ -53,6 +57,8 @@ class JobChaosTest {
    */
   static final long SPREAD_MS = SECONDS * 900L;
   static final long WORK_MS = Math.max(2, SPREAD_MS * WORKERS * CONCURRENCY / (4L * JOBS));
+  static final double RATE = Double.parseDouble(System.getProperty("allot.jobchaos.rate",
+      Double.toString(Math.ceil(JOBS * 1.5 * 1000 / SPREAD_MS))));
 
   @TempDir Path dir;
 
@@ -64,8 +70,8 @@ class JobChaosTest {
     PostgresSchema schema = kind.equals("redis") ? null : PostgresSchema.create("allot_qchaos");
     String uri = kind.equals("redis") ? TestServers.redisUri() : schema.uri();
     String queueName = "chaos-" + UUID.randomUUID().toString().substring(0, 8);
-    System.out.printf("queue chaos on %s: %d jobs, %d s, seed %d (replay with -Dallot.jobchaos.seed=%d), files in %s%n",
-        kind, JOBS, SECONDS, seed, seed, dir);
+    System.out.printf("queue chaos on %s: %d jobs, %d s, rate limit %.0f/s, seed %d (replay with "
+        + "-Dallot.jobchaos.seed=%d), files in %s%n", kind, JOBS, SECONDS, RATE, seed, seed, dir);
     List<Process> all = new ArrayList<>();
     try (Store store = Stores.open(uri)) {
       JobQueue q = store.jobQueue(queueName);
@@ -84,6 +90,8 @@ class JobChaosTest {
         }
       }
       q.enqueue(batch);
+      long rateSince = System.nanoTime(); // no claim before: the limit is set before any worker starts
+      q.limitRate(RATE);
 
       Process[] w = new Process[WORKERS];
       int[] incarnation = new int[WORKERS];
@@ -94,6 +102,7 @@ class JobChaosTest {
       long[] resumeAt = new long[WORKERS];
       int kills = 0;
       int pauses = 0;
+      int terms = 0;
       long end = System.currentTimeMillis() + SECONDS * 1000L;
       long next = System.currentTimeMillis() + 1000;
       while (System.currentTimeMillis() < end) {
@@ -116,10 +125,15 @@ class JobChaosTest {
             othersHealthy &= j == i || (restartAt[j] == 0 && resumeAt[j] == 0);
           }
           if (othersHealthy && restartAt[i] == 0 && resumeAt[i] == 0) {
-            if (rnd.nextBoolean()) {
+            int action = rnd.nextInt(3);
+            if (action == 0) {
               Signals.send(w[i], Signals.Signal.KILL);
               restartAt[i] = now + 300 + rnd.nextInt(700);
               kills++;
+            } else if (action == 1) { // a graceful close: it drains while the others go on, a new one starts later
+              Signals.send(w[i], Signals.Signal.TERM);
+              restartAt[i] = now + 300 + rnd.nextInt(700);
+              terms++;
             } else {
               Signals.send(w[i], Signals.Signal.STOP);
               resumeAt[i] = now + LOCK.toMillis() * 3 / 2 + rnd.nextInt(1500); // past the lock TTL
@@ -138,19 +152,26 @@ class JobChaosTest {
         }
       }
       long left = JOBS - q.stats(0).count(JobStatus.FINISHED) - q.stats(0).count(JobStatus.IGNORED);
-      System.out.printf("chaos: %d kills, %d pauses; %d jobs not final yet when it ended%n", kills, pauses, left);
+      System.out.printf("chaos: %d kills, %d pauses, %d graceful stops; %d jobs not final yet when it ended%n", kills,
+          pauses, terms, left);
+      if (left > 0) { // a graceful close during the drain of the backlog, then a new worker in its place
+        Signals.send(w[0], Signals.Signal.TERM);
+        assertThat(w[0].waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).as("worker 0 closes after SIGTERM").isTrue();
+        w[0] = start(all, uri, queueName, 0, ++incarnation[0]);
+      }
       Awaitility.await("every job final").atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(500))
           .until(() -> {
             var s = q.stats(0);
             return s.count(JobStatus.FINISHED) + s.count(JobStatus.IGNORED) == JOBS;
           });
+      double elapsed = (System.nanoTime() - rateSince) / 1e9; // every claim was made in it
       for (Process p : all) {
         p.destroy();
       }
       for (Process p : all) {
         p.waitFor();
       }
-      check(q, behaviour);
+      check(q, behaviour, elapsed);
     } finally {
       for (Process p : all) {
         p.destroyForcibly();
@@ -177,7 +198,7 @@ class JobChaosTest {
   }
 
   /** The independent check: event files and the store only. */
-  private void check(JobQueue q, Map<String, String> behaviour) throws IOException {
+  private void check(JobQueue q, Map<String, String> behaviour, double elapsed) throws IOException {
     Map<String, List<Long>> accepted = new HashMap<>(); // done or ignored lines: the store accepted a final result
     Map<String, Integer> failedLines = new HashMap<>();
     Set<String> rejected = new HashSet<>(); // key + token
@@ -206,6 +227,7 @@ class JobChaosTest {
     int finished = 0;
     int ignored = 0;
     int ignoredByExpiry = 0;
+    long attempts = 0;
     for (Map.Entry<String, String> e : behaviour.entrySet()) {
       String key = e.getKey();
       Job t = q.get(key).orElse(null);
@@ -213,6 +235,7 @@ class JobChaosTest {
         problems.add(key + ": lost (not in the store)");
         continue;
       }
+      attempts += t.attempts();
       if (t.attempts() > t.maxAttempts()) {
         problems.add(key + ": " + t.attempts() + " attempts > max " + t.maxAttempts());
       }
@@ -254,6 +277,12 @@ class JobChaosTest {
     System.out.printf("checked %d jobs: %d finished, %d ignored (%d after all attempts' locks expired); %d event "
         + "lines, %d refused completions; %d problems%n", behaviour.size(), finished, ignored, ignoredByExpiry, lines,
         rejected.size(), problems.size());
+    // each claim charges an attempt and ends in at most one event line: both count claims from below
+    long claims = Math.max(attempts, lines);
+    long bound = (long) Math.floor(RATE * elapsed + Math.max(1, RATE));
+    System.out.printf("rate: %d claims (%d attempts, %d event lines) in %.1f s at %.0f/s: %.0f/s; bound %d%n", claims,
+        attempts, lines, elapsed, RATE, claims / elapsed, bound);
     assertThat(problems).as("problems").isEmpty();
+    assertThat(claims).as("claims in %.1f s at a rate limit of %.0f/s", elapsed, RATE).isLessThanOrEqualTo(bound);
   }
 }

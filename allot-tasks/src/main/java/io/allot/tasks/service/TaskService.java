@@ -24,7 +24,8 @@ import java.util.function.Supplier;
  * every check, every status and every error is made here once. Thread-safe (it holds no state but the store).
  *
  * <p>Every input is checked before anything is written, and a refused request changes nothing: an unknown pool is
- * a 404 naming it; a bad name ({@link TaskLimits#checkName}), arguments that are not a JSON object, or a cost outside
+ * a 404 naming it (the rules of {@link PoolRules}: the server's list, or for a client on the store a pool a
+ * distributor serves or that has held tasks); a create in a pool fed by its units list a 409 naming the list; a bad name ({@link TaskLimits#checkName}), arguments that are not a JSON object, or a cost outside
  * 1..{@value TaskLimits#MAX_COST} a 400 naming the field; arguments over {@value TaskLimits#MAX_ARGS_BYTES} bytes (in
  * canonical form) a 413 naming {@code args}. Arguments are stored in canonical form ({@link TaskJson#canonicalArgs}),
  * so creating a task again with the same arguments written otherwise is idempotent. A store that cannot be reached
@@ -33,15 +34,19 @@ import java.util.function.Supplier;
 public final class TaskService {
   private final Store store;
   private final String tableKey;
-  private final Supplier<? extends Collection<String>> pools;
+  private final PoolRules pools;
 
-  private TaskService(Store store, String tableKey, Supplier<? extends Collection<String>> pools) {
+  private TaskService(Store store, String tableKey, PoolRules pools) {
     this.store = Objects.requireNonNull(store, "store");
+    this.tableKey = tableKey;
+    this.pools = pools;
+  }
+
+  private static String checkTable(String tableKey) {
     if (tableKey == null || tableKey.isBlank()) {
       throw new IllegalArgumentException("table key must not be empty");
     }
-    this.tableKey = tableKey;
-    this.pools = pools;
+    return tableKey;
   }
 
   /**
@@ -50,17 +55,33 @@ public final class TaskService {
    * @param tableKey the assignment table the distributor publishes into (its distribution namespace)
    */
   public static TaskService forPools(Store store, String tableKey, Collection<String> pools) {
-    List<String> copy = List.copyOf(pools);
-    if (copy.isEmpty()) {
-      throw new IllegalArgumentException("pools must not be empty");
-    }
-    copy.forEach(Store::checkPool);
-    return new TaskService(store, tableKey, () -> copy);
+    return new TaskService(store, checkTable(tableKey), PoolRules.listed(store, tableKey, pools));
   }
 
-  /** A service that accepts any pool name (the CLI, which talks to the store directly); {@link #pools()} is empty. */
+  /**
+   * A service for the pools the store shows served (a client on the store, such as the CLI, which knows no server's
+   * list): a distributor holds the pool's lease on {@code tableKey} now, or the pool has held a task spec; others
+   * are unknown (404 naming the pool and the table). {@link #pools()} is empty.
+   */
+  public static TaskService servedPools(Store store, String tableKey) {
+    return new TaskService(store, checkTable(tableKey), PoolRules.served(store, tableKey));
+  }
+
+  /** A service that accepts any pool name (an application that lists none); {@link #pools()} is empty. */
   public static TaskService anyPool(Store store, String tableKey) {
-    return new TaskService(store, tableKey, null);
+    return new TaskService(store, checkTable(tableKey), PoolRules.any(store, tableKey));
+  }
+
+  /**
+   * This service with the units list {@code key} (the distributor's {@code -workunits-namespace}): a create in a pool
+   * that takes its units from that list (no task spec, live or deleted, and the list not empty) is a conflict (409)
+   * naming the pool and the list, nothing written, since a pool with tasks ignores its units list and its first task
+   * would drop every unit from the table.
+   *
+   * @throws IllegalArgumentException if {@code key} is empty, naming the units list
+   */
+  public TaskService withUnitsList(String key) {
+    return new TaskService(store, tableKey, pools.withUnitsList(key));
   }
 
   /**
@@ -84,6 +105,7 @@ public final class TaskService {
     checkName(name);
     String args = TaskJson.canonicalArgs(argsJson);
     checkCost(cost);
+    pools.checkCreate(pool, specs);
     TaskCreated c = guard(() -> specs.create(name, args, cost));
     if (c.outcome() == TaskCreated.Outcome.CONFLICT) {
       throw new TaskServiceException(TaskServiceException.ErrorKind.CONFLICT, "name: task '" + name + "' exists in pool '" + pool + "' with other "
@@ -159,14 +181,14 @@ public final class TaskService {
     return out;
   }
 
-  /** The pools this service serves, with counts; empty for {@link #anyPool}. */
+  /** The pools this service serves, with counts; empty for {@link #servedPools} and {@link #anyPool}. */
   public List<PoolInfo> pools() {
-    if (pools == null) {
+    if (pools.listed().isEmpty()) {
       return List.of();
     }
     long now = guard(() -> store.clock().timeMillis());
     List<PoolInfo> out = new ArrayList<>();
-    for (String p : pools.get()) {
+    for (String p : pools.listed()) {
       List<TaskSpec> all = guard(() -> store.taskSpecs(p).list());
       int deleted = (int) all.stream().filter(TaskSpec::deleted).count();
       int live = (int) guard(() -> store.membership(p).members()).values().stream().filter(m -> m.liveAt(now)).count();
@@ -217,18 +239,18 @@ public final class TaskService {
 
   private TaskSpecs specs(String pool) {
     if (pool == null || pool.isEmpty()) {
-      throw TaskServiceException.badRequest("pool: must be a non-empty name");
+      throw TaskServiceException.aboutPool(TaskServiceException.ErrorKind.BAD_INPUT, "must be a non-empty name");
     }
-    if (pools != null) {
-      Collection<String> known = pools.get();
-      if (!known.contains(pool)) {
-        throw TaskServiceException.notFound("pool: unknown pool '" + pool + "'; known pools: " + String.join(", ", known));
-      }
-    }
+    pools.checkKnown(pool);
+    return specsOf(store, pool);
+  }
+
+  /** The specs role of {@code pool}; a name the store refuses is bad input about the pool. */
+  static TaskSpecs specsOf(Store store, String pool) {
     try {
       return store.taskSpecs(pool);
     } catch (IllegalArgumentException e) {
-      throw TaskServiceException.badRequest("pool: " + e.getMessage());
+      throw TaskServiceException.aboutPool(TaskServiceException.ErrorKind.BAD_INPUT, e.getMessage());
     }
   }
 
@@ -253,7 +275,7 @@ public final class TaskService {
   }
 
   /** Runs a store call; an unreachable store is a 503, a refusal of the store (bad input) a 400. */
-  private static <T> T guard(Supplier<T> call) {
+  static <T> T guard(Supplier<T> call) {
     try {
       return call.get();
     } catch (StoreUnavailableException e) {

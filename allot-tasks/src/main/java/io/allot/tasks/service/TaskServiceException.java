@@ -26,19 +26,38 @@ public final class TaskServiceException extends RuntimeException {
   }
 
   private final ErrorKind kind;
+  private final String field;
 
   /**
    * @param kind    why the request was refused
    * @param message what was wrong, naming the field
    */
   public TaskServiceException(ErrorKind kind, String message) {
+    this(kind, null, message);
+  }
+
+  private TaskServiceException(ErrorKind kind, String field, String message) {
     super(message, null, false, false);
     this.kind = Objects.requireNonNull(kind, "kind");
+    this.field = field;
   }
 
   /** Why the request was refused. */
   public ErrorKind kind() {
     return kind;
+  }
+
+  /**
+   * The input the refusal is about when it is the pool ({@code "pool"}: an unknown pool, a bad pool name, a pool that
+   * cannot take tasks), else null; a client whose pool is a setting (the CLI's {@code -pool}) treats it as bad input.
+   */
+  public String field() {
+    return field;
+  }
+
+  /** A refusal of the pool itself; {@code message} follows {@code "pool: "}. */
+  static TaskServiceException aboutPool(ErrorKind kind, String message) {
+    return new TaskServiceException(kind, "pool", "pool: " + message);
   }
 
   static TaskServiceException badRequest(String message) {

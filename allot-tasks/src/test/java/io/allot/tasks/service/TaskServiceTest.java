@@ -168,6 +168,52 @@ class TaskServiceTest {
     assertThat(TaskService.anyPool(store, TABLE).create("any-pool", "x", "{}", 1).created()).isTrue();
   }
 
+  /**
+   * The rule of a client that talks to the store (the CLI): a pool is known when a distributor leads it into the
+   * table now or it has held tasks; else it is refused, naming the pool and the table, and nothing is written.
+   */
+  @Test
+  void aPoolNoDistributorServesAndThatNeverHeldTasksIsUnknownToTheStoresRule() {
+    TaskService served = TaskService.servedPools(store, TABLE);
+    refused(ErrorKind.NOT_FOUND, "pool: unknown pool 'ghostpool': no distributor serves it into table '" + TABLE + "'",
+        () -> served.create("ghostpool", "t", "{}", 1));
+    refused(ErrorKind.NOT_FOUND, "unknown pool 'ghostpool'", () -> served.list("ghostpool", null));
+    assertThat(store.taskSpecs("ghostpool").version()).isZero();
+
+    store.leadership().tryAcquire(Tables.leaseName(TABLE, "live"), "d", Duration.ofSeconds(10)).orElseThrow();
+    assertThat(served.create("live", "t", "{}", 1).created()).isTrue();
+    nanos.addAndGet(Duration.ofSeconds(11).toNanos()); // the distributor is gone: the pool's tasks stay reachable
+    assertThat(served.get("live", "t").name()).isEqualTo("t");
+    assertThat(served.delete("live", "t").status()).isEqualTo(TaskStatus.DELETED);
+    refused(ErrorKind.NOT_FOUND, "into table 'other-table'",
+        () -> TaskService.servedPools(store, "other-table").create("ghost2", "t", "{}", 1));
+    assertThatThrownBy(() -> served.create("ghostpool", "t", "{}", 1))
+        .isInstanceOfSatisfying(TaskServiceException.class, e -> assertThat(e.field()).isEqualTo("pool"));
+  }
+
+  /**
+   * A pool fed by a units list loses all its units when it gets a task (a pool with tasks ignores the list): a
+   * create there is refused (409) naming the pool and the list, nothing written; a pool that already has tasks is fed
+   * by them, so it may get more; an empty list feeds nothing.
+   */
+  @Test
+  void aCreateInAPoolFedByANonEmptyUnitsListIsAConflictNamingTheListAndWritesNothing() {
+    TaskService server = TaskService.forPools(store, TABLE, List.of("p", "q")).withUnitsList("sys-channels");
+    store.seedKeys().replaceList("sys-channels", List.of("u1", "u2"));
+    refused(ErrorKind.CONFLICT, "pool: pool 'p' takes its units from the units list 'sys-channels' (2 units)",
+        () -> server.create("p", "t", "{}", 1));
+    assertThat(store.taskSpecs("p").version()).isZero();
+    assertThat(store.taskSpecs("p").list()).isEmpty();
+    assertThat(store.seedKeys().list("sys-channels")).containsExactly("u1", "u2");
+
+    store.seedKeys().replaceList("sys-channels", List.of());
+    assertThat(server.create("p", "t", "{}", 1).created()).isTrue();
+    store.seedKeys().replaceList("sys-channels", List.of("u1"));
+    assertThat(server.create("p", "t2", "{}", 1).created()).as("fed by its tasks already").isTrue();
+    assertThatThrownBy(() -> TaskService.forPools(store, TABLE, List.of("p")).withUnitsList(" "))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units list");
+  }
+
   @Test
   void recreateAfterDeleteIsANewIncarnation() {
     api.create("p", "t", "{}", 1);
