@@ -48,6 +48,28 @@ class ApiProcessTest {
     return proc;
   }
 
+  /** A process started by {@link #start} whose ready line gave its HTTP port; closing it kills it. */
+  record Running(Process proc, int port, StringBuffer log) implements AutoCloseable {
+    static Running of(ProcessBuilder pb, String readyLine) throws Exception {
+      StringBuffer log = new StringBuffer();
+      CompletableFuture<Integer> port = new CompletableFuture<>();
+      Process proc = start(pb, Pattern.compile(readyLine), port, log);
+      int p = port.get(30, TimeUnit.SECONDS);
+      assertThat(p).as(log.toString()).isPositive();
+      return new Running(proc, p, log);
+    }
+
+    String url(String path) {
+      return "http://127.0.0.1:" + port + path;
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      proc.destroyForcibly();
+      proc.waitFor(20, TimeUnit.SECONDS);
+    }
+  }
+
   HttpResponse<String> send(String method, String url, String body, String token) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
         .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
@@ -69,21 +91,17 @@ class ApiProcessTest {
     ProcessBuilder pb = ServerProcessTest.allot("server", "-store", "memory:", "-prom-port", "0",
         "-services-namespaces", "g1,g2", "-api-grpc-port", String.valueOf(grpcPort));
     pb.environment().put("API_TOKEN", "env-token");
-    StringBuffer log = new StringBuffer();
-    CompletableFuture<Integer> port = new CompletableFuture<>();
-    Process proc = start(pb, Pattern.compile("task API on :(\\d+)/api/v1"), port, log);
-    try {
-      int p = port.get(30, TimeUnit.SECONDS);
-      assertThat(p).as(log.toString()).isPositive();
-      assertThat(log.toString()).contains("gRPC allot.tasks.v1.Tasks on :" + grpcPort).contains("writes need the bearer token");
-      String tasks = "http://127.0.0.1:" + p + "/api/v1/pools/g1/tasks";
+    try (Running r = Running.of(pb, "task API on :(\\d+)/api/v1")) {
+      assertThat(r.log().toString()).contains("gRPC allot.tasks.v1.Tasks on :" + grpcPort)
+          .contains("writes need the bearer token");
+      String tasks = r.url("/api/v1/pools/g1/tasks");
       assertThat(send("POST", tasks, "{\"name\":\"a\"}", null).statusCode()).isEqualTo(401);
       assertThat(send("POST", tasks, "{\"name\":\"a\"}", "env-token").statusCode()).isEqualTo(201);
       HttpResponse<String> got = send("GET", tasks + "/a", null, null);
       assertThat(got.statusCode()).isEqualTo(200);
       assertThat(got.body()).contains("\"status\":\"Pending\"");
-      assertThat(send("GET", "http://127.0.0.1:" + p + "/api/v1/pools/other/tasks", null, null).statusCode()).isEqualTo(404);
-      assertThat(send("GET", "http://127.0.0.1:" + p + "/metrics", null, null).statusCode()).isEqualTo(200);
+      assertThat(send("GET", r.url("/api/v1/pools/other/tasks"), null, null).statusCode()).isEqualTo(404);
+      assertThat(send("GET", r.url("/metrics"), null, null).statusCode()).isEqualTo(200);
 
       ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", grpcPort).usePlaintext().build();
       try {
@@ -94,29 +112,19 @@ class ApiProcessTest {
       } finally {
         ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }
-    } finally {
-      proc.destroyForcibly();
-      proc.waitFor(20, TimeUnit.SECONDS);
     }
   }
 
   /** Without a token, writes are loopback-only and the start-up line says so; the flag that opens them is documented. */
   @Test
   void withoutATokenTheStartUpLineSaysWritesAreLoopbackOnly() throws Exception {
-    ProcessBuilder pb = ServerProcessTest.allot("dev", "--members", "1", "--units", "1", "--duration", "60s",
-        "-prom-port", "0");
-    StringBuffer log = new StringBuffer();
-    CompletableFuture<Integer> port = new CompletableFuture<>();
-    Process proc = start(pb, Pattern.compile("task API on http://127.0.0.1:(\\d+)/api/v1"), port, log);
-    try {
-      int p = port.get(30, TimeUnit.SECONDS);
-      assertThat(p).as(log.toString()).isPositive();
-      assertThat(log.toString()).contains("no API token: writes only from loopback").contains("-api-open-writes");
-      String tasks = "http://127.0.0.1:" + p + "/api/v1/pools/sys-robots-list/tasks";
-      assertThat(send("POST", tasks, "{\"name\":\"l\"}", null).statusCode()).as("loopback writes").isEqualTo(201);
-    } finally {
-      proc.destroyForcibly();
-      proc.waitFor(20, TimeUnit.SECONDS);
+    ProcessBuilder pb = ServerProcessTest.allot("server", "-store", "memory:", "-prom-port", "0",
+        "-services-namespaces", "g1");
+    pb.environment().remove("API_TOKEN");
+    try (Running r = Running.of(pb, "task API on :(\\d+)/api/v1")) {
+      assertThat(r.log().toString()).contains("no API token: writes only from loopback").contains("-api-open-writes");
+      assertThat(send("POST", r.url("/api/v1/pools/g1/tasks"), "{\"name\":\"l\"}", null).statusCode())
+          .as("loopback writes").isEqualTo(201);
     }
     assertThat(CliRun.of("server", "--help").out()).contains("-api-open-writes");
   }
@@ -125,23 +133,15 @@ class ApiProcessTest {
   void devServesTheApiForItsPool() throws Exception {
     ProcessBuilder pb = ServerProcessTest.allot("dev", "--members", "1", "--units", "2", "--duration", "60s",
         "-prom-port", "0", "-api-token", "dev-token");
-    StringBuffer log = new StringBuffer();
-    CompletableFuture<Integer> port = new CompletableFuture<>();
-    Process proc = start(pb, Pattern.compile("task API on http://127.0.0.1:(\\d+)/api/v1"), port, log);
-    try {
-      int p = port.get(30, TimeUnit.SECONDS);
-      assertThat(p).as(log.toString()).isPositive();
-      String tasks = "http://127.0.0.1:" + p + "/api/v1/pools/sys-robots-list/tasks";
+    try (Running r = Running.of(pb, "task API on http://127.0.0.1:(\\d+)/api/v1")) {
+      String tasks = r.url("/api/v1/pools/sys-robots-list/tasks");
       assertThat(send("POST", tasks, "{\"name\":\"d\"}", "wrong").statusCode()).isEqualTo(401);
       // the dev pool is fed by its units list: a task would have dropped them all from the table (issue 18)
       HttpResponse<String> refused = send("POST", tasks, "{\"name\":\"d\",\"args\":{\"k\":1}}", "dev-token");
       assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
       assertThat(refused.body()).contains("pool 'sys-robots-list' takes its units from the units list 'sys-channels'");
       assertThat(send("GET", tasks + "/d", null, null).statusCode()).isEqualTo(404);
-      assertThat(send("GET", "http://127.0.0.1:" + p + "/api/v1/pools", null, null).body()).contains("sys-robots-list");
-    } finally {
-      proc.destroyForcibly();
-      proc.waitFor(20, TimeUnit.SECONDS);
+      assertThat(send("GET", r.url("/api/v1/pools"), null, null).body()).contains("sys-robots-list");
     }
   }
 }

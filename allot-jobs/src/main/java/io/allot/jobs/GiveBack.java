@@ -17,20 +17,8 @@ import org.slf4j.LoggerFactory;
  * attempt counts. Such attempts are not told to the {@link AttemptListener} (they did not end: they did not happen);
  * they are counted ({@code allot.queue.given_back}). Never throws. Immutable.
  */
-final class GiveBack {
+record GiveBack(JobQueue queue, String worker, LockKeeper locks, Counter givenBack) {
   private static final Logger log = LoggerFactory.getLogger(GiveBack.class);
-
-  private final JobQueue queue;
-  private final String worker;
-  private final LockKeeper locks;
-  private final Counter givenBack;
-
-  GiveBack(JobQueue queue, String worker, LockKeeper locks, Counter givenBack) {
-    this.queue = queue;
-    this.worker = worker;
-    this.locks = locks;
-    this.givenBack = givenBack;
-  }
 
   /**
    * Gives back the attempts of {@code held} (in store calls of at most {@link JobLimits#MAX_BATCH}).

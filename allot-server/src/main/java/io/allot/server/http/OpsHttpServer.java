@@ -67,7 +67,12 @@ public final class OpsHttpServer implements AutoCloseable {
     connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
     server.addConnector(connector);
     connector.setAcceptedTcpNoDelay(true); // Jetty's default, said here: no response waits for a delayed ACK
-    server.setHandler(new Routes(registry, version, healthy, api));
+    server.setHandler(new Handler.Abstract() {
+      @Override
+      public boolean handle(Request request, Response response, Callback callback) {
+        return route(request, response, callback, registry, version, healthy, api);
+      }
+    });
     server.setStopTimeout(1000);
     try {
       server.start();
@@ -92,50 +97,36 @@ public final class OpsHttpServer implements AutoCloseable {
     return connector.getAcceptedTcpNoDelay();
   }
 
-  /** The paths: each answered on a pool thread; the API once its body is read. */
-  private static final class Routes extends Handler.Abstract {
-    private final PrometheusMeterRegistry registry;
-    private final String version;
-    private final BooleanSupplier healthy;
-    private final ApiHandler api;
-
-    Routes(PrometheusMeterRegistry registry, String version, BooleanSupplier healthy, ApiHandler api) {
-      this.registry = registry;
-      this.version = version;
-      this.healthy = healthy;
-      this.api = api;
-    }
-
-    @Override
-    public boolean handle(Request request, Response response, Callback callback) {
-      String path = request.getHttpURI().getPath();
-      if (api != null && path.startsWith(ApiHandler.PREFIX)) {
-        BodyReader.read(request, ApiHandler.MAX_BODY_BYTES, ApiHandler.DRAIN_BYTES, body -> {
-          try {
-            ApiHandler.Reply r = api.handle(new ApiHandler.Call(request.getMethod(), request.getHttpURI().getPath(),
-                request.getHttpURI().getQuery(), request.getHeaders().get(HttpHeader.AUTHORIZATION),
-                remote(request), body));
-            r.headers().forEach(h -> response.getHeaders().add(h[0], h[1]));
-            send(response, callback, r.status(), r.type(), r.body());
-          } catch (RuntimeException e) {
-            callback.failed(e);
-          }
-        }, callback::failed);
-        return true;
-      }
-      switch (path) {
-        case "/metrics" -> send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
-        case "/version" -> send(response, callback, 200, "text/plain; charset=utf-8", version);
-        case "/healthz" -> {
-          boolean ok = healthy.getAsBoolean();
-          send(response, callback, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "store unreachable\n");
+  /** Answers one request of the paths, on a pool thread; the API once its body is read. False: Jetty's 404. */
+  private static boolean route(Request request, Response response, Callback callback,
+      PrometheusMeterRegistry registry, String version, BooleanSupplier healthy, ApiHandler api) {
+    String path = request.getHttpURI().getPath();
+    if (api != null && path.startsWith(ApiHandler.PREFIX)) {
+      BodyReader.read(request, ApiHandler.MAX_BODY_BYTES, ApiHandler.DRAIN_BYTES, body -> {
+        try {
+          ApiHandler.Reply r = api.handle(new ApiHandler.Call(request.getMethod(), request.getHttpURI().getPath(),
+              request.getHttpURI().getQuery(), request.getHeaders().get(HttpHeader.AUTHORIZATION),
+              remote(request), body));
+          r.headers().forEach(h -> response.getHeaders().add(h[0], h[1]));
+          send(response, callback, r.status(), r.type(), r.body());
+        } catch (RuntimeException e) {
+          callback.failed(e);
         }
-        default -> {
-          return false; // Jetty's 404
-        }
-      }
+      }, callback::failed);
       return true;
     }
+    switch (path) {
+      case "/metrics" -> send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
+      case "/version" -> send(response, callback, 200, "text/plain; charset=utf-8", version);
+      case "/healthz" -> {
+        boolean ok = healthy.getAsBoolean();
+        send(response, callback, ok ? 200 : 503, "text/plain; charset=utf-8", ok ? "ok\n" : "store unreachable\n");
+      }
+      default -> {
+        return false; // Jetty's 404
+      }
+    }
+    return true;
   }
 
   private static InetAddress remote(Request request) {

@@ -5,20 +5,9 @@
 -- Returns how many were given back.
 
 local worker = ARGV[1]
-local now = now_us()
-local n = 0
-for i = 2, #ARGV, 2 do
-  local key = ARGV[i]
-  local r = load(key)
-  if held(r, ARGV[i + 1]) and r.w == worker then
-    leave(key, r, false)
-    r.s = 0
-    r.a = math.max(0, r.a - 1)
-    r.due = now
-    r.upd = now
-    enter(key, r, now)
-    n = n + 1
-  end
-end
-flush_counts()
-return n
+return change_each(function(r, now)
+  r.s = 0
+  r.a = math.max(0, r.a - 1)
+  r.due = now
+  r.upd = now
+end, function(r, i) return not (held(r, ARGV[i + 1]) and r.w == worker) end, 2, 2)

@@ -120,14 +120,15 @@ local function bucket(now)
   return rate, permits
 end
 -- each present job of ARGV (distinct keys) changed by change(r, now) into a new status, through leave and enter,
--- unless keep (optional) says to leave it as it is; returns how many were changed
-local function change_each(change, keep)
+-- unless keep (optional; keep(r, i), i the key's index in ARGV) says to leave it as it is; the keys are ARGV[first],
+-- ARGV[first + step], ... (default: every argument); returns how many were changed
+local function change_each(change, keep, first, step)
   local now = now_us()
   local n = 0
-  for i = 1, #ARGV do
+  for i = first or 1, #ARGV, step or 1 do
     local key = ARGV[i]
     local r = load(key)
-    if r and not (keep and keep(r)) then
+    if r and not (keep and keep(r, i)) then
       leave(key, r, false)
       change(r, now)
       enter(key, r, now)
