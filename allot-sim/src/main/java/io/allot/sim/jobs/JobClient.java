@@ -132,12 +132,18 @@ public final class JobClient {
       NewJob j = NewJob.of(shared.newKey(), "d").withPriority(rnd.nextInt(5) - 2).withMaxAttempts(1 + rnd.nextInt(3));
       jobs.add(rnd.nextInt(5) == 0 ? j.withDelay(Duration.ofMillis(rnd.nextInt(500))) : j);
     }
-    long t0 = clock.getAsLong();
-    int added = queue.enqueue(jobs);
+    // known to the ledger before the call: another client may claim them before this one hears back
+    ledger.enqueued(JobLedger.maxAttempts(jobs), clock.getAsLong());
+    int added;
+    try {
+      added = queue.enqueue(jobs);
+    } catch (RuntimeException e) {
+      ledger.withdrawn(jobs.stream().map(NewJob::key).toList()); // added or not: not judged
+      throw e;
+    }
     if (added != n) {
       throw new io.allot.sim.SimViolation("no job lost", "enqueue of " + n + " new keys added " + added);
     }
-    ledger.enqueued(JobLedger.maxAttempts(jobs), t0);
     return new Call(JobOp.ENQUEUE, jobs.stream().map(NewJob::key).toList(), 0, "added " + added, false);
   }
 

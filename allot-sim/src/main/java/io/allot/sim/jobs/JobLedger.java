@@ -95,6 +95,11 @@ public final class JobLedger {
     count("enqueued", maxAttemptsByKey.size());
   }
 
+  /** Keys whose enqueue failed without an answer: they are judged no more. */
+  public synchronized void withdrawn(Collection<String> keys) {
+    keys.forEach(k -> jobs.get(k).gone = true);
+  }
+
   /** Every key enqueued so far, in order. */
   public synchronized List<String> keys() {
     return new ArrayList<>(jobs.keySet());

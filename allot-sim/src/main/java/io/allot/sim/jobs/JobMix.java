@@ -67,7 +67,7 @@ public record JobMix(String name, Map<JobOp, Integer> weights, int claimMax, int
     w.put(JobOp.FINISH_ALL, 6);
     w.put(JobOp.RETRY, 10);
     w.put(JobOp.PURGE, 10);
-    return new JobMix("purge race", w, 40, 60, List.of(Duration.ofMillis(300)), 200, List.of(0.0),
+    return new JobMix("purge race", w, 40, 2, List.of(Duration.ofMillis(300)), 200, List.of(0.0),
         Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
