@@ -12,13 +12,11 @@ import io.allot.store.memory.MemoryStore;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.EnabledIf;
 
 /**
  * The job simulator's worker phase (hole 3 of issue 18's third pass): a real {@link JobWorker} whose handlers block is
@@ -26,20 +24,14 @@ import org.junit.jupiter.api.condition.EnabledIf;
  * worker held is runnable again (todo, or failed and due) with its attempts as before the claim. Jobs have one
  * attempt, so a charged attempt shows as {@code IGNORED} or a job left processing under the closed worker's lock.
  *
- * <p>Runs once the store has a way to give jobs back uncharged ({@code JobQueue.giveBack}, branch {@code
- * jobs-giveback}), or with {@code -Dallot.jobsim.hole3=true} to see the hole on a tree without it.
+ * <p>Both tests failed before {@code JobQueue.giveBack} and its use in close (IGNORED with
+ * {@code java.lang.InterruptedException}; a job left PROCESSING under the closed worker's lock).
  */
-@EnabledIf("giveBackOrAsked")
 class WorkerCloseTest {
   private static final Duration DRAIN = Duration.ofMillis(100);
 
   @AutoClose
   private final MemoryStore store = new MemoryStore();
-
-  static boolean giveBackOrAsked() {
-    return Boolean.getBoolean("allot.jobsim.hole3")
-        || Arrays.stream(JobQueue.class.getMethods()).anyMatch(m -> m.getName().equals("giveBack"));
-  }
 
   @Test
   void closingWithBlockedHandlersChargesNoAttempt() {

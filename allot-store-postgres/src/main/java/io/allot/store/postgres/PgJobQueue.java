@@ -84,11 +84,12 @@ final class PgJobQueue implements JobQueue {
       oldestTodo = "SELECT " + MS.formatted("min(due_at)") + " FROM " + t + " WHERE queue = ? AND status = 0";
       failures = get + " WHERE queue = ? AND status IN (20, 70) ORDER BY updated_at DESC, key LIMIT ?";
       rate = "SELECT rate FROM " + s + ".job_queues WHERE queue = ?";
-      // the status is tested again in the outer WHERE: a row changed while the DELETE waited for it (a retry by hand
-      // committed meanwhile) is re-checked by PostgreSQL against the outer WHERE only, never the subquery
-      purge = "DELETE FROM " + t + " WHERE queue = ? AND status IN (50, 70) AND key IN (SELECT key FROM " + t
-          + " WHERE queue = ? AND status IN (50, 70) AND updated_at <= clock_timestamp() - ? * interval"
-          + " '1 microsecond' LIMIT ?)";
+      // the status and the age are tested again in the outer WHERE: a row changed while the DELETE waited for it (a
+      // retry by hand committed meanwhile, or a retry, claim and finish: final again but new) is re-checked by
+      // PostgreSQL against the outer WHERE only, never the subquery
+      String old = " AND status IN (50, 70) AND updated_at <= clock_timestamp() - ? * interval '1 microsecond'";
+      purge = "DELETE FROM " + t + " WHERE queue = ?" + old + " AND key IN (SELECT key FROM " + t
+          + " WHERE queue = ?" + old + " LIMIT ?)";
     }
   }
 
@@ -322,7 +323,8 @@ final class PgJobQueue implements JobQueue {
   public int purge(Duration age, int max) {
     JobLimits.checkAge(age);
     JobLimits.checkBatch("max", max);
-    return db.update("purge queue " + name, sql.purge, name, name, age.toNanos() / 1000, max);
+    long micros = age.toNanos() / 1000;
+    return db.update("purge queue " + name, sql.purge, name, micros, name, micros, max);
   }
 
 }

@@ -93,4 +93,44 @@ class PostgresJobQueueTest extends JobQueueContractTest {
     assertThat(q.get("k")).as("the retried job is kept").get().extracting(j -> j.status().code()).isEqualTo(0);
     assertThat(q.get("old")).isEmpty();
   }
+
+  /**
+   * Found by the job simulator ({@code JobRoundsTest.postgresPurgeRace}): the job was retried, claimed and finished
+   * again while the purge waited for its row, so it is final again but changed just now; the purge of jobs older than
+   * an hour must leave it (the outer WHERE re-checks the age too, not only the status).
+   */
+  @Test
+  void aPurgeWaitingOnAJobFinishedAgainMeanwhileLeavesItAlone() throws Exception {
+    String queue = "purge-age-race";
+    JobQueue q = STORES.store().jobQueue(queue);
+    q.enqueue(List.of(NewJob.of("k"), NewJob.of("old")));
+    for (ClaimedJob c : q.claim("w", 2, Duration.ofMinutes(1))) {
+      q.finish(c.key(), c.token());
+    }
+    try (Connection age = TestSchema.raw(); Statement st = age.createStatement()) { // both finished two hours ago
+      st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET updated_at = clock_timestamp() - interval '2 hours'"
+          + " WHERE queue = '" + queue + "'");
+    }
+    try (Connection t1 = TestSchema.raw()) {
+      t1.setAutoCommit(false);
+      try (Statement st = t1.createStatement()) { // retried, claimed and finished again: final, changed now
+        st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET status = 50, updated_at = clock_timestamp()"
+            + " WHERE queue = '" + queue + "' AND key = 'k'");
+      }
+      java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
+          () -> STORES.peer().jobQueue(queue).purge(Duration.ofHours(1), 10));
+      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+        try (Connection c = TestSchema.raw(); Statement st = c.createStatement();
+            ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                + "AND query LIKE 'DELETE FROM " + SCHEMA.quoted() + ".jobs%'")) {
+          rs.next();
+          return rs.getInt(1) > 0;
+        }
+      });
+      t1.commit();
+      assertThat(purge.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("only the job still old").isEqualTo(1);
+    }
+    assertThat(q.get("k")).as("the job finished again just now is kept").isPresent();
+    assertThat(q.get("old")).isEmpty();
+  }
 }
