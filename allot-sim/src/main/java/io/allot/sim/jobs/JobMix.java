@@ -1,5 +1,7 @@
 package io.allot.sim.jobs;
 
+import static java.util.Map.entry;
+
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
@@ -39,19 +41,19 @@ public record JobMix(String name, Map<JobOp, Integer> weights, int claimMax, int
 
   /** Every op; short locks and backoffs so that expiries, late completions and rate limits all happen. */
   public static JobMix standard() {
-    Map<JobOp, Integer> w = new EnumMap<>(JobOp.class);
-    w.put(JobOp.ENQUEUE, 8);
-    w.put(JobOp.CLAIM, 14);
-    w.put(JobOp.EXTEND, 5);
-    w.put(JobOp.FINISH, 10);
-    w.put(JobOp.FINISH_ALL, 4);
-    w.put(JobOp.FAIL, 7);
-    w.put(JobOp.RETRY, 4);
-    w.put(JobOp.IGNORE, 2);
-    w.put(JobOp.PURGE, 4);
-    w.put(JobOp.LIMIT_RATE, 1);
-    w.put(JobOp.STATS, 1);
-    w.put(JobOp.ADVANCE, 2);
+    Map<JobOp, Integer> w = Map.ofEntries(
+        entry(JobOp.ENQUEUE, 8),
+        entry(JobOp.CLAIM, 14),
+        entry(JobOp.EXTEND, 5),
+        entry(JobOp.FINISH, 10),
+        entry(JobOp.FINISH_ALL, 4),
+        entry(JobOp.FAIL, 7),
+        entry(JobOp.RETRY, 4),
+        entry(JobOp.IGNORE, 2),
+        entry(JobOp.PURGE, 4),
+        entry(JobOp.LIMIT_RATE, 1),
+        entry(JobOp.STATS, 1),
+        entry(JobOp.ADVANCE, 2));
     return new JobMix("standard", w, 5, 5, List.of(Duration.ZERO, Duration.ofMillis(50), Duration.ofSeconds(1)), 20,
         List.of(0.0, 0.0, 5.0, 50.0), Duration.ofMillis(20), Duration.ofSeconds(2));
   }
@@ -61,21 +63,21 @@ public record JobMix(String name, Map<JobOp, Integer> weights, int claimMax, int
    * row while a retry made it runnable must leave it alone.
    */
   public static JobMix purgeRace() {
-    Map<JobOp, Integer> w = new EnumMap<>(JobOp.class);
-    w.put(JobOp.ENQUEUE, 3);
-    w.put(JobOp.CLAIM, 6);
-    w.put(JobOp.FINISH_ALL, 6);
-    w.put(JobOp.RETRY, 10);
-    w.put(JobOp.PURGE, 10);
+    Map<JobOp, Integer> w = Map.ofEntries(
+        entry(JobOp.ENQUEUE, 3),
+        entry(JobOp.CLAIM, 6),
+        entry(JobOp.FINISH_ALL, 6),
+        entry(JobOp.RETRY, 10),
+        entry(JobOp.PURGE, 10));
     return new JobMix("purge race", w, 40, 2, List.of(Duration.ofMillis(300)), 200, List.of(0.0),
         Duration.ofSeconds(30), Duration.ofSeconds(30));
   }
 
   /** Claimers against a low rate limit (set between rounds by the driver), finishing what they claim. */
   public static JobMix rateRace() {
-    Map<JobOp, Integer> w = new EnumMap<>(JobOp.class);
-    w.put(JobOp.CLAIM, 20);
-    w.put(JobOp.FINISH_ALL, 2);
+    Map<JobOp, Integer> w = Map.ofEntries(
+        entry(JobOp.CLAIM, 20),
+        entry(JobOp.FINISH_ALL, 2));
     return new JobMix("rate race", w, 5, 1, List.of(Duration.ZERO), 1, List.of(20.0), Duration.ofSeconds(30),
         Duration.ofSeconds(30));
   }
