@@ -38,6 +38,12 @@ class WorkerCloseTest {
     return closer.add(PostgresStore.connect(schema.uri()));
   }
 
+  /** {@code q} with a job of one attempt (its first is its last) per key. */
+  private static JobQueue lastAttempts(JobQueue q, String... keys) {
+    q.enqueue(java.util.Arrays.stream(keys).map(k -> NewJob.of(k).withMaxAttempts(1)).toList());
+    return q;
+  }
+
   /** The job once nobody holds it any more (a job still PROCESSING after close would wait for its lock). */
   private static Job settled(JobQueue q, String key) {
     await().atMost(PATIENCE).until(() -> q.get(key).orElseThrow().status() != JobStatus.PROCESSING);
@@ -48,8 +54,7 @@ class WorkerCloseTest {
   @ValueSource(strings = {"memory", "postgresql"})
   void handlersInterruptedByCloseGiveTheirJobsBackWithoutUsingTheAttempt(String store) throws Exception {
     try (Closer closer = new Closer()) {
-      JobQueue q = open(store, closer).jobQueue("interrupted");
-      q.enqueue(List.of(NewJob.of("running").withMaxAttempts(1), NewJob.of("waiting").withMaxAttempts(1)));
+      JobQueue q = lastAttempts(open(store, closer).jobQueue("interrupted"), "running", "waiting");
       CountDownLatch started = new CountDownLatch(1);
       JobWorkerTest.Ends ends = new JobWorkerTest.Ends();
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
@@ -82,8 +87,7 @@ class WorkerCloseTest {
   @ValueSource(strings = {"memory", "postgresql"})
   void aClaimStillInFlightAtCloseGivesItsJobsBack(String store) throws Exception {
     try (Closer closer = new Closer()) {
-      JobQueue real = open(store, closer).jobQueue("racing");
-      real.enqueue(List.of(NewJob.of("a").withMaxAttempts(1), NewJob.of("b").withMaxAttempts(1)));
+      JobQueue real = lastAttempts(open(store, closer).jobQueue("racing"), "a", "b");
       CountDownLatch claiming = new CountDownLatch(1);
       CountDownLatch answer = new CountDownLatch(1);
       JobQueue q = gated(real, claiming, answer);

@@ -78,15 +78,7 @@ class PostgresJobQueueTest extends JobQueueContractTest {
       }
       java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
           () -> STORES.peer().jobQueue(queue).purge(Duration.ZERO, 10));
-      // wait until the purge waits for k's row lock
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-        try (Connection c = TestSchema.raw(); Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                + "AND query LIKE 'DELETE FROM " + SCHEMA.quoted() + ".jobs%'")) {
-          rs.next();
-          return rs.getInt(1) > 0;
-        }
-      });
+      awaitAPurgeWaitingForARowLock();
       t1.commit();
       assertThat(purge.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("only the job still final").isEqualTo(1);
     }
@@ -119,18 +111,23 @@ class PostgresJobQueueTest extends JobQueueContractTest {
       }
       java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
           () -> STORES.peer().jobQueue(queue).purge(Duration.ofHours(1), 10));
-      org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
-        try (Connection c = TestSchema.raw(); Statement st = c.createStatement();
-            ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                + "AND query LIKE 'DELETE FROM " + SCHEMA.quoted() + ".jobs%'")) {
-          rs.next();
-          return rs.getInt(1) > 0;
-        }
-      });
+      awaitAPurgeWaitingForARowLock();
       t1.commit();
       assertThat(purge.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("only the job still old").isEqualTo(1);
     }
     assertThat(q.get("k")).as("the job finished again just now is kept").isPresent();
     assertThat(q.get("old")).isEmpty();
+  }
+
+  /** Waits until a purge (a DELETE of this schema's jobs) waits for a row lock. */
+  private static void awaitAPurgeWaitingForARowLock() {
+    org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+      try (Connection c = TestSchema.raw(); Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+              + "AND query LIKE 'DELETE FROM " + SCHEMA.quoted() + ".jobs%'")) {
+        rs.next();
+        return rs.getInt(1) > 0;
+      }
+    });
   }
 }
