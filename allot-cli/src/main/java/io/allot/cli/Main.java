@@ -8,7 +8,7 @@ import picocli.CommandLine;
     name = "allot",
     description = "Decides who does what in a fleet of service instances.",
     subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, JobCommand.class, TaskCommand.class,
-        RouteCommand.class, DevCommand.class,
+        UnitsCommand.class, RouteCommand.class, DevCommand.class,
         HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;

@@ -47,6 +47,7 @@ class CommandTreeTest {
   @Test
   void theTreeIsWhatTheReadmeNames() {
     assertThat(commands()).contains(List.of("job", "enqueue"), List.of("task", "create"), List.of("route", "weights"),
+        List.of("units", "add"), List.of("units", "remove"), List.of("units", "list"),
         List.of("server"), List.of("worker"), List.of("help")).hasSizeGreaterThan(15);
   }
 
