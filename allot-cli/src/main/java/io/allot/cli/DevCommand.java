@@ -23,25 +23,25 @@ import picocli.CommandLine.Option;
           + "watch redistribution."
     })
 final class DevCommand implements Callable<Integer> {
-  @Option(names = {"-members", "--members"}, defaultValue = "3", description = "Demo members. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-members", "--members"}, paramLabel = "N", defaultValue = "3", description = "Demo members. Default ${DEFAULT-VALUE}.")
   int members;
 
-  @Option(names = {"-units", "--units"}, defaultValue = "20", description = "Demo units. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-units", "--units"}, paramLabel = "N", defaultValue = "20", description = "Demo units. Default ${DEFAULT-VALUE}.")
   int units;
 
-  @Option(names = {"-strategy", "--strategy"}, defaultValue = Assigners.DEFAULT, description = "Assignment strategy. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-strategy", "--strategy"}, paramLabel = "STRATEGY", defaultValue = Assigners.DEFAULT, description = "Assignment strategy. Default ${DEFAULT-VALUE}.")
   String strategy;
 
-  @Option(names = {"-poll-interval", "--poll-interval"}, defaultValue = "500ms", description = "Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-poll-interval", "--poll-interval"}, paramLabel = "DURATION", defaultValue = "500ms", description = "Default ${DEFAULT-VALUE}.")
   String poll;
 
-  @Option(names = {"-chaos-every", "--chaos-every"}, defaultValue = "5s", description = "Stop or restart a member this often. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-chaos-every", "--chaos-every"}, paramLabel = "DURATION", defaultValue = "5s", description = "Stop or restart a member this often. Default ${DEFAULT-VALUE}.")
   String chaos;
 
-  @Option(names = {"-duration", "--duration"}, description = "Quit after this long (Go duration); default: run until Ctrl-C.")
+  @Option(names = {"-duration", "--duration"}, paramLabel = "DURATION", description = "Quit after this long (Go duration); default: run until Ctrl-C.")
   String duration;
 
-  @Option(names = {"-log", "--log"}, defaultValue = "warn", description = "Log level. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-log", "--log"}, paramLabel = "LEVEL", defaultValue = "warn", description = "Log level. Default ${DEFAULT-VALUE}.")
   String log;
 
   @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",

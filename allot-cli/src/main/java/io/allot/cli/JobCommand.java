@@ -90,13 +90,13 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-file", "--file"}, paramLabel = "FILE", description = "Read jobs from FILE, not stdin.")
     Path file;
 
-    @Option(names = {"-max-attempts", "--max-attempts"}, defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-max-attempts", "--max-attempts"}, paramLabel = "N", defaultValue = "5", description = "Attempts per job. Default ${DEFAULT-VALUE}.")
     int maxAttempts;
 
-    @Option(names = {"-priority", "--priority"}, defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-priority", "--priority"}, paramLabel = "N", defaultValue = "0", description = "Higher runs first. Default ${DEFAULT-VALUE}.")
     int priority;
 
-    @Option(names = {"-delay", "--delay"}, defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-delay", "--delay"}, paramLabel = "DURATION", defaultValue = "0s", description = "Runnable after this long (Go syntax). Default ${DEFAULT-VALUE}.")
     String delay;
 
     @Override
@@ -170,7 +170,7 @@ final class JobCommand extends ParentCommand {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
 
-    @Option(names = {"-failures", "--failures"}, defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-failures", "--failures"}, paramLabel = "N", defaultValue = "10", description = "Failures to list. Default ${DEFAULT-VALUE}.")
     int failures;
 
     @Override
@@ -322,22 +322,22 @@ final class JobCommand extends ParentCommand {
 
     @Mixin ReferenceWork work;
 
-    @Option(names = {"-concurrency", "--concurrency"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-concurrency", "--concurrency"}, paramLabel = "N", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int concurrency;
 
-    @Option(names = {"-batch", "--batch"}, defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
+    @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
     int batch;
 
-    @Option(names = {"-lock-ttl", "--lock-ttl"}, defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, paramLabel = "DURATION", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
     String lockTtl;
 
-    @Option(names = {"-poll-interval", "--poll-interval"}, defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-poll-interval", "--poll-interval"}, paramLabel = "DURATION", defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
     String pollInterval;
 
-    @Option(names = {"-backoff", "--backoff"}, defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-backoff", "--backoff"}, paramLabel = "DURATION", defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
     String backoff;
 
-    @Option(names = {"-rate-limit", "--rate-limit"}, defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start.")
+    @Option(names = {"-rate-limit", "--rate-limit"}, paramLabel = "RATE", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start. Default: left as it is.")
     double rateLimit;
 
     @Override
@@ -431,7 +431,7 @@ final class JobCommand extends ParentCommand {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
 
-    @Option(names = {"-endpoints", "--endpoints"}, paramLabel = "HOST:PORT,...", split = ",",
+    @Option(names = {"-endpoints", "--endpoints"}, paramLabel = "ADDRESS", split = ",",
         description = "The endpoints to push to. Or --pool.")
     List<String> endpoints;
 
@@ -441,16 +441,16 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
     Path events;
 
-    @Option(names = {"-lock-ttl", "--lock-ttl"}, defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, paramLabel = "DURATION", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
     String lockTtl;
 
-    @Option(names = {"-lease-ttl", "--lease-ttl"}, defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-lease-ttl", "--lease-ttl"}, paramLabel = "DURATION", defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
     String leaseTtl;
 
-    @Option(names = {"-batch", "--batch"}, defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
     int batch;
 
-    @Option(names = {"-rate-limit", "--rate-limit"}, defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start.")
+    @Option(names = {"-rate-limit", "--rate-limit"}, paramLabel = "RATE", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start. Default: left as it is.")
     double rateLimit;
 
     @Override
@@ -497,10 +497,10 @@ final class JobCommand extends ParentCommand {
   static final class Endpoint implements Callable<Integer> {
     @Spec CommandSpec spec;
 
-    @Option(names = {"-port", "--port"}, required = true, description = "The gRPC port to listen on.")
+    @Option(names = {"-port", "--port"}, paramLabel = "PORT", required = true, description = "The gRPC port to listen on.")
     int port;
 
-    @Option(names = {"-capacity", "--capacity"}, defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-capacity", "--capacity"}, paramLabel = "N", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int capacity;
 
     @Mixin ReferenceWork work;

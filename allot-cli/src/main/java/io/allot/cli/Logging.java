@@ -1,10 +1,19 @@
 package io.allot.cli;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 
-/** Configures slf4j-simple before the first logger is created. */
+/**
+ * The {@code -log LEVEL} of the commands that take it, set before the first logger is created. The format and the
+ * libraries' WARN level of every command are in {@code simplelogger.properties} (slf4j-simple); system properties
+ * win over that file.
+ */
 final class Logging {
+  /** The library loggers kept at WARN unless the level is debug or trace (or above WARN). */
+  static final List<String> LIBRARIES =
+      List.of("com.zaxxer.hikari", "org.postgresql", "io.lettuce", "io.netty", "io.grpc", "reactor", "org.eclipse.jetty");
+
   private Logging() {}
 
   static void configure(String level) {
@@ -19,13 +28,10 @@ final class Logging {
       throw new BadInputException("-log: unknown level '" + level + "'; use trace, debug, info, warn or error");
     }
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", l);
-    System.setProperty("org.slf4j.simpleLogger.showDateTime", "true");
-    System.setProperty("org.slf4j.simpleLogger.dateTimeFormat", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX");
-    System.setProperty("org.slf4j.simpleLogger.showThreadName", "false");
-    System.setProperty("org.slf4j.simpleLogger.showShortLogName", "true");
-    System.setProperty("org.slf4j.simpleLogger.log.io.grpc", "warn");
-    System.setProperty("org.slf4j.simpleLogger.log.io.lettuce", "warn");
-    System.setProperty("org.slf4j.simpleLogger.log.io.netty", "warn");
-    System.setProperty("org.slf4j.simpleLogger.log.reactor", "warn");
+    if (!l.equals("info") && !l.equals("warn")) { // debug and trace open them; error and off close them further
+      for (String library : LIBRARIES) {
+        System.setProperty("org.slf4j.simpleLogger.log." + library, l);
+      }
+    }
   }
 }

@@ -8,7 +8,7 @@ import picocli.CommandLine;
     name = "allot",
     description = "Decides who does what in a fleet of service instances.",
     subcommands = {AssignCommand.class, ServerCommand.class, WorkerCommand.class, JobCommand.class, TaskCommand.class,
-        RouteCommand.class, DevCommand.class,
+        UnitsCommand.class, RouteCommand.class, DevCommand.class,
         HelpCommand.class})
 public final class Main implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -107,18 +107,21 @@ public final class Main implements Runnable {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
-  /** The version of this build. */
+  /**
+   * The version of this build: the jar manifest's {@code Implementation-Version} (set by the Maven build of
+   * {@code allot.jar}, which {@code bin/allot} runs); {@code dev} only when there is no manifest version (classes run
+   * from an IDE or {@code target/classes}).
+   */
   static String version() {
     String v = Main.class.getPackage().getImplementationVersion();
     return v == null ? "dev" : v;
   }
 
-  /** Version from the jar manifest, or "dev". */
+  /** {@link #version()} and the Java version. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"allot " + (v == null ? "dev" : v) + " (Java " + System.getProperty("java.version") + ")"};
+      return new String[] {"allot " + version() + " (Java " + System.getProperty("java.version") + ")"};
     }
   }
 }

@@ -11,8 +11,8 @@ import picocli.CommandLine.Option;
  * {@code -store}, or with the bare word {@code redis}, they make the store's Redis URI.
  */
 final class RedisFlags {
-  @Option(names = {"-redis-addrs", "--redis-addrs"}, paramLabel = "HOST:PORT,...", defaultValue = "127.0.0.1:6379",
-      description = "Without -store: the Redis address; several = Redis Cluster. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-redis-addrs", "--redis-addrs"}, paramLabel = "ADDRESSES", defaultValue = "127.0.0.1:6379",
+      description = "Without -store: the Redis address (host:port); several, comma-separated = Redis Cluster. Default ${DEFAULT-VALUE}.")
   String redisAddrs;
 
   @Option(names = {"-redis-pass", "--redis-pass"}, paramLabel = "PASSWORD", defaultValue = "",
@@ -23,7 +23,7 @@ final class RedisFlags {
       paramLabel = "BOOL", description = "Without -store: use TLS to Redis.")
   boolean redisTls;
 
-  @Option(names = {"-redis-rootca-certs", "--redis-rootca-certs"}, paramLabel = "PEM,...", defaultValue = "",
+  @Option(names = {"-redis-rootca-certs", "--redis-rootca-certs"}, paramLabel = "FILES", defaultValue = "",
       description = "Without -store: comma-separated root CA certificate files (PEM) for Redis TLS.")
   String redisRootCaCerts;
 

@@ -10,11 +10,11 @@ import picocli.CommandLine.Option;
  */
 final class ReferenceWork {
   // set by picocli while parsing, read after: one thread
-  @Option(names = {"-work-ms", "--work-ms"}, defaultValue = "0",
+  @Option(names = {"-work-ms", "--work-ms"}, paramLabel = "MILLIS", defaultValue = "0",
       description = "Milliseconds each job takes. Default ${DEFAULT-VALUE}.")
   int workMs;
 
-  @Option(names = {"-fail-rate", "--fail-rate"}, defaultValue = "0",
+  @Option(names = {"-fail-rate", "--fail-rate"}, paramLabel = "FRACTION", defaultValue = "0",
       description = "Probability an attempt fails. Default ${DEFAULT-VALUE}.")
   double failRate;
 

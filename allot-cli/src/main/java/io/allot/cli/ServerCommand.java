@@ -81,8 +81,8 @@ final class ServerCommand implements Callable<Integer> {
           + " ${DEFAULT-VALUE}.")
   String taskRetention;
 
-  @Option(names = {"-ping-protocol", "--ping-protocol"}, paramLabel = "auto|health|legacy", defaultValue = "auto",
-      description = "auto: grpc.health.v1 first, proto.GRPCPinger/Ping when a member does not implement it. Default ${DEFAULT-VALUE}.")
+  @Option(names = {"-ping-protocol", "--ping-protocol"}, paramLabel = "PROTOCOL", defaultValue = "auto",
+      description = "auto, health or legacy. auto: grpc.health.v1 first, proto.GRPCPinger/Ping when a member does not implement it. Default ${DEFAULT-VALUE}.")
   String pingProtocol;
 
   @Option(names = {"-down-after", "--down-after"}, paramLabel = "K", defaultValue = "3",

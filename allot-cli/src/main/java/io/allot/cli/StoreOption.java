@@ -4,6 +4,7 @@ import io.allot.store.Safety;
 import io.allot.store.Store;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.Stores;
+import io.allot.store.spi.OnceWarnings;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.net.URLDecoder;
@@ -126,7 +127,8 @@ public final class StoreOption {
   /**
    * Opens the store ({@link #open(String)}) and prints what its connect-time check found ({@link Safety#findings()}:
    * durability settings that can lose ownership, each naming the setting and the consequence) to {@code err}, one
-   * line each, once: {@code allot: WARN store <where>: <finding>}. The store logs them too.
+   * line each: {@code allot: WARN store <where>: <finding>}; each finding once per process, so one the store has
+   * logged already ({@link OnceWarnings}) is not printed again.
    */
   public Store open(String clientName, PrintWriter err) {
     return warn(open(clientName), err);
@@ -139,7 +141,9 @@ public final class StoreOption {
 
   private static Store warn(Store s, PrintWriter err) {
     for (String finding : s.safety().findings()) {
-      err.println("allot: WARN store " + s.describe() + ": " + finding);
+      if (OnceWarnings.first(s.describe(), finding)) {
+          err.println("allot: WARN store " + s.describe() + ": " + finding);
+      }
     }
     err.flush();
     return s;

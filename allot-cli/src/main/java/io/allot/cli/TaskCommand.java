@@ -158,7 +158,7 @@ final class TaskCommand extends ParentCommand {
 
     @Mixin ArgsOptions args;
 
-    @Option(names = {"-cost", "--cost"}, defaultValue = "1", description = "Capacity units it takes. Default ${DEFAULT-VALUE}.")
+    @Option(names = {"-cost", "--cost"}, paramLabel = "N", defaultValue = "1", description = "Capacity units it takes. Default ${DEFAULT-VALUE}.")
     int cost;
 
     @Override
@@ -175,7 +175,7 @@ final class TaskCommand extends ParentCommand {
   static final class Update extends NamedOp {
     @Mixin ArgsOptions args;
 
-    @Option(names = {"-cost", "--cost"}, description = "A new cost (default: kept).")
+    @Option(names = {"-cost", "--cost"}, paramLabel = "N", description = "A new cost (default: kept).")
     Integer cost;
 
     @Override

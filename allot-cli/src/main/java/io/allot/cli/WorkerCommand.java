@@ -87,7 +87,7 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Initial affinity (weight); 0 = no units. Default ${DEFAULT-VALUE}.")
   int affinity;
 
-  @Option(names = {"-capacity", "--capacity"}, paramLabel = "N|auto", defaultValue = "0",
+  @Option(names = {"-capacity", "--capacity"}, paramLabel = "N", defaultValue = "0",
       description = "Most units owned at once (for long-running tasks: the most task cost); 0 = no limit; auto ="
           + " min(CPUs x 100, max heap MiB / 8). Default ${DEFAULT-VALUE}.")
   String capacityText;

@@ -47,6 +47,7 @@ class CommandTreeTest {
   @Test
   void theTreeIsWhatTheReadmeNames() {
     assertThat(commands()).contains(List.of("job", "enqueue"), List.of("task", "create"), List.of("route", "weights"),
+        List.of("units", "add"), List.of("units", "remove"), List.of("units", "list"),
         List.of("server"), List.of("worker"), List.of("help")).hasSizeGreaterThan(15);
   }
 
@@ -144,5 +145,35 @@ class CommandTreeTest {
     }
     CommandLine.Model.CommandSpec route = at(List.of("route")).getCommandSpec();
     assertThat(route.findOption("-table")).isSameAs(route.findOption("--distribution-namespace"));
+  }
+
+  /**
+   * One placeholder style in every help: an option's parameter is an upper-case word ({@code N}, {@code DURATION},
+   * {@code FILE}, {@code URI}, ...), never picocli's {@code <fieldName>}; and an option with a default says it.
+   */
+  @Test
+  void everyOptionHasAnUpperCaseLabelAndStatesItsDefault() {
+    org.assertj.core.api.SoftAssertions soft = new org.assertj.core.api.SoftAssertions();
+    for (List<String> path : commands()) {
+      for (OptionSpec o : at(path).getCommandSpec().options()) {
+        if (o.usageHelp() || o.versionHelp() || o.hidden()) {
+          continue;
+        }
+        String name = path + " " + o.longestName();
+        if (o.arity().max() > 0) {
+          soft.assertThat(o.paramLabel()).as(name + " label").matches("[A-Z][A-Z0-9_]*(=[A-Z][A-Z0-9_]*)?");
+        }
+        String dflt = o.defaultValue();
+        boolean isBooleanFalse = (o.type() == boolean.class || o.type() == Boolean.class)
+            && (dflt == null || dflt.equals("false"));
+        if (dflt != null && !dflt.isEmpty() && !isBooleanFalse) {
+          String description = String.join(" ", o.description());
+          soft.assertThat(description.contains("${DEFAULT-VALUE}") || description.contains(dflt)
+              || description.toLowerCase(java.util.Locale.ROOT).contains("default")).as(name + " states its default "
+              + dflt + ": " + description).isTrue();
+        }
+      }
+    }
+    soft.assertAll();
   }
 }

@@ -13,7 +13,7 @@ class MainTest {
       CliRun r = CliRun.of(args);
       assertThat(r.code()).as(String.join(" ", args)).isEqualTo(2);
       assertThat(r.err()).as(String.join(" ", args))
-          .isEqualTo("allot: unknown command 'nosuch'; use one of: assign, server, worker, job, task, route, dev, help" + System.lineSeparator());
+          .isEqualTo("allot: unknown command 'nosuch'; use one of: assign, server, worker, job, task, units, route, dev, help" + System.lineSeparator());
       assertThat(r.out()).as(String.join(" ", args)).isEmpty();
     }
   }

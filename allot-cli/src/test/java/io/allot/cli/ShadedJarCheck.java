@@ -26,6 +26,20 @@ class ShadedJarCheck {
     return new ProcessBuilder(cmd);
   }
 
+  /** What bin/allot runs prints the version of the build (its manifest), never the IDE fallback 'dev'. */
+  @Test
+  void versionIsTheBuildsVersion() throws Exception {
+    String expected = System.getProperty("allot.expectedVersion");
+    assertThat(expected).as("set by the pom's shaded-jar execution").isNotBlank();
+    for (String v : new String[] {"--version", "-V"}) {
+      Process p = allotJar(v).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
+      assertThat(p.exitValue()).isZero();
+      assertThat(out.lines().toList()).as(v).hasSize(1).first().asString().startsWith("allot " + expected + " (Java ");
+    }
+  }
+
   @Test
   void anUnknownSchemeListsTheFormsOfEveryProvider() throws Exception {
     assertThat(JAR).exists();

@@ -377,8 +377,7 @@ public final class PoolDistributor {
     phase(7);
     computer.published(table);
     if (!table.unassigned().isEmpty()) {
-      log.warn("pool={} {} units could not be placed (capacity exhausted{})", pool, table.unassigned().size(),
-          holds.isEmpty() ? "" : ", or held units with no other member to take them");
+      log.warn("pool={} {}", pool, unplaced(table.unassigned().size(), live.size(), !holds.isEmpty()));
     }
     log.info("pool={} published epoch={} members={} up={} down={} units={}{}", pool, epoch, members.size(),
         live.size(), down.size(), units.size(), holds.isEmpty() ? "" : " held=" + holds.size());
@@ -388,6 +387,16 @@ public final class PoolDistributor {
     if (onPublish != null) {
       onPublish.accept(pool, new Published(epoch, table, Set.copyOf(down)));
     }
+  }
+
+  /**
+   * Why {@code count} units have no owner in the published table: the pool has no live member, or the live members'
+   * capacity is exhausted (or held units have no other member to take them).
+   */
+  static String unplaced(int count, int liveMembers, boolean held) {
+    String why = liveMembers == 0 ? "no live member in the pool"
+        : "capacity exhausted" + (held ? ", or held units with no other member to take them" : "");
+    return count + " units could not be placed (" + why + ")";
   }
 
   /** When the table must next be recomputed: a live lease ends, or a hold runs out. */

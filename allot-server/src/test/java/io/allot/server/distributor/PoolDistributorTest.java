@@ -381,4 +381,13 @@ class PoolDistributorTest {
     d.react(); // counts the failed ping: down after 1
     assertThat(table().get(original.address())).isEmpty();
   }
+
+  @Test
+  void unplacedUnitsNameNoLiveMemberWhenThePoolHasNone() {
+    assertThat(PoolDistributor.unplaced(6, 0, false)).isEqualTo("6 units could not be placed (no live member in the pool)");
+    assertThat(PoolDistributor.unplaced(6, 0, true)).isEqualTo("6 units could not be placed (no live member in the pool)");
+    assertThat(PoolDistributor.unplaced(2, 3, false)).isEqualTo("2 units could not be placed (capacity exhausted)");
+    assertThat(PoolDistributor.unplaced(2, 3, true))
+        .isEqualTo("2 units could not be placed (capacity exhausted, or held units with no other member to take them)");
+  }
 }

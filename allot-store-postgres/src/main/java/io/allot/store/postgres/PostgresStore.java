@@ -6,6 +6,7 @@ import io.allot.store.Safety;
 import io.allot.store.Store;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.spi.AbstractStore;
+import io.allot.store.spi.OnceWarnings;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -184,7 +185,7 @@ public final class PostgresStore extends AbstractStore {
   private static PgDurability.Assessment checkServer(PostgresStoreConfig config, PgJdbc db) {
     try (Connection c = db.pooledConnection()) {
       PgDurability.Assessment a = PgDurability.assess(config.url().description(), PgDurability.read(c));
-      a.findings().forEach(f -> log.warn("{}: {}", db.where(), f));
+      a.findings().forEach(f -> OnceWarnings.warn(log, db.where(), f, db.where() + ": " + f));
       return a;
     } catch (SQLException e) {
       db.close();
@@ -200,11 +201,7 @@ public final class PostgresStore extends AbstractStore {
     String schema = config.schema();
     String url = config.url().description();
     try (Connection c = db.pooledConnection()) {
-      int before = SchemaMigrator.migrate(c, schema);
-      if (before != SchemaMigrator.LATEST) {
-        log.info("PostgreSQL schema {} on {} migrated from version {} to {}", schema, url, before,
-            SchemaMigrator.LATEST);
-      }
+      SchemaMigrator.migrate(c, schema); // logs one INFO line when it changed something
       checkEncoding(db, c);
     } catch (SQLException e) {
       db.close();

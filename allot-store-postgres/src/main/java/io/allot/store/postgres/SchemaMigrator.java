@@ -64,7 +64,7 @@ final class SchemaMigrator {
 
   /**
    * Brings {@code schema} to {@link #LATEST} and its functions to {@link #FUNCTIONS}; returns the version found
-   * before (0 = none).
+   * before (0 = none). Logs one INFO line when it changed something (each step is a DEBUG line), none otherwise.
    */
   static int migrate(Connection c, String schema) throws SQLException {
     int found = version(c, schema);
@@ -83,6 +83,7 @@ final class SchemaMigrator {
       found = version(c, schema);
       checkNotNewer(schema, found);
       String functions = found == LATEST ? functionsSha256(c, schema) : null;
+      boolean changed = false;
       try (Statement st = c.createStatement()) {
         if (!schemaExists(c, schema)) {
           st.execute("CREATE SCHEMA " + quote(schema));
@@ -101,7 +102,8 @@ final class SchemaMigrator {
             ins.setString(2, m.description());
             ins.executeUpdate();
           }
-          log.info("PostgreSQL schema {}: applied version {} ({})", schema, m.version(), m.description());
+          changed = true;
+          log.debug("PostgreSQL schema {}: applied version {} ({})", schema, m.version(), m.description());
         }
         if (!FUNCTIONS_SHA256.equals(functions)) {
           st.execute(script(FUNCTIONS, schema));
@@ -112,11 +114,16 @@ final class SchemaMigrator {
             upd.setString(2, FUNCTIONS_SHA256);
             upd.executeUpdate();
           }
-          log.info("PostgreSQL schema {}: applied {} (sha256 {}, was {})", schema, FUNCTIONS, FUNCTIONS_SHA256,
+          changed = true;
+          log.debug("PostgreSQL schema {}: applied {} (sha256 {}, was {})", schema, FUNCTIONS, FUNCTIONS_SHA256,
               functions);
         }
       }
       c.commit();
+      if (changed) { // the one INFO line of a migration; its steps are DEBUG lines
+        log.info("PostgreSQL schema {} migrated from version {} to {} (functions sha256 {})", schema, found, LATEST,
+            FUNCTIONS_SHA256.substring(0, 12));
+      }
       return found;
     } catch (SQLException | RuntimeException e) {
       try {

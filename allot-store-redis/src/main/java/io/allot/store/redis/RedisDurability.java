@@ -1,6 +1,7 @@
 package io.allot.store.redis;
 
 import io.allot.store.Safety;
+import io.allot.store.spi.OnceWarnings;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.util.ArrayList;
@@ -45,7 +46,7 @@ final class RedisDurability {
   static Safety check(RedisConnection redis) {
     List<NodeFacts> facts = redis.onEveryNode("check the durability settings", RedisDurability::read);
     Safety safety = evaluate(facts, redis.config());
-    safety.findings().forEach(f -> log.warn("{}", f));
+    safety.findings().forEach(f -> OnceWarnings.warn(log, redis.where(), f, f));
     return safety;
   }
 

@@ -7,6 +7,7 @@ import io.allot.store.Safety;
 import io.allot.store.Store;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.spi.AbstractStore;
+import io.allot.store.spi.OnceWarnings;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import java.util.ArrayList;
@@ -162,7 +163,7 @@ public final class RedisStore extends AbstractStore {
       findings.add(config.describe() + ": the application's RedisClient queues commands while disconnected "
           + "(ClientOptions.disconnectedBehavior " + whileDown + "): a write a caller gave up on may be applied "
           + "after the reconnect; set it to REJECT_COMMANDS");
-      log.warn("{}", findings.get(0));
+      OnceWarnings.warn(log, config.describe(), findings.get(0), findings.get(0));
     }
     return open(new RedisConnection(config, client, LettuceClients.uri(config.addresses().get(0), config)), findings);
   }
