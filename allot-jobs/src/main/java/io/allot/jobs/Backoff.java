@@ -1,26 +1,23 @@
 package io.allot.jobs;
 
+import io.allot.store.Durations;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How long a failed job waits before its next attempt: {@code initial × multiplier^(attempt − 1)}, at most
  * {@code max}. Deterministic (no jitter: jobs failing together spread out by their own timing and the claim order).
  *
- * @param initial    the wait after the first failed attempt (≥ 0)
+ * @param initial    the wait after the first failed attempt (0 to 30 days, {@link Durations#MAX_HOLD})
  * @param multiplier growth per further attempt (≥ 1)
- * @param max        the longest wait (≥ initial)
+ * @param max        the longest wait (initial to 30 days)
  */
 public record Backoff(Duration initial, double multiplier, Duration max) {
   /** 1 s, doubling, at most 10 min. */
   public static final Backoff DEFAULT = new Backoff(Duration.ofSeconds(1), 2.0, Duration.ofMinutes(10));
 
   public Backoff {
-    Objects.requireNonNull(initial, "initial");
-    Objects.requireNonNull(max, "max");
-    if (initial.isNegative()) {
-      throw new IllegalArgumentException("backoff initial must be >= 0 but was " + initial);
-    }
+    Durations.check("backoff initial", initial, Duration.ZERO, Durations.MAX_HOLD);
+    Durations.check("backoff max", max, Duration.ZERO, Durations.MAX_HOLD);
     if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
       throw new IllegalArgumentException("backoff multiplier must be >= 1 but was " + multiplier);
     }

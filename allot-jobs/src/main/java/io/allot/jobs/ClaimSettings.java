@@ -1,5 +1,6 @@
 package io.allot.jobs;
 
+import io.allot.store.Durations;
 import io.allot.store.jobs.JobLimits;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
@@ -25,23 +26,19 @@ abstract class ClaimSettings<B extends ClaimSettings<B>> {
 
   /**
    * How long a claimed job's lock lasts; extended while the job is held (a worker's job waits or runs, a dispatcher's
-   * is outstanding on a live stream), when a third to a half of it has passed. At least 30 ms, default 30 s.
+   * is outstanding on a live stream), when a third to a half of it has passed. 30 ms to 1 day, default 30 s.
    */
   public B lockTtl(Duration lockTtl) {
-    this.lockTtl = atLeast("lockTtl", lockTtl, 30);
+    this.lockTtl = timeout("lockTtl", lockTtl, 30);
     return self();
   }
 
   /**
    * How long {@code close()} waits for the attempts under way (a worker's running handlers, the results of jobs a
-   * dispatcher already sent). Default 30 s.
+   * dispatcher already sent). 0 to 1 day, default 30 s.
    */
   public B drainTimeout(Duration drainTimeout) {
-    Objects.requireNonNull(drainTimeout, "drainTimeout");
-    if (drainTimeout.isNegative()) {
-      throw new IllegalArgumentException("drainTimeout must be >= 0 but was " + drainTimeout);
-    }
-    this.drainTimeout = drainTimeout;
+    this.drainTimeout = Durations.check("drainTimeout", drainTimeout, Duration.ZERO, Durations.MAX_TIMEOUT);
     return self();
   }
 
@@ -78,12 +75,8 @@ abstract class ClaimSettings<B extends ClaimSettings<B>> {
     return self();
   }
 
-  /** {@code d}, checked: not null, at least {@code minMillis}. */
-  static Duration atLeast(String name, Duration d, long minMillis) {
-    Objects.requireNonNull(d, name);
-    if (d.toMillis() < minMillis) {
-      throw new IllegalArgumentException(name + " must be at least " + minMillis + " ms but was " + d);
-    }
-    return d;
+  /** {@code d}, checked: not null, {@code minMillis} to {@link Durations#MAX_TIMEOUT} (1 day). */
+  static Duration timeout(String name, Duration d, long minMillis) {
+    return Durations.check(name, d, Duration.ofMillis(minMillis), Durations.MAX_TIMEOUT);
   }
 }

@@ -297,10 +297,10 @@ public final class JobDispatcher implements AutoCloseable {
 
     /**
      * How long the lease lasts unless renewed (renewed every third of it, trusted until a tenth of it before its end);
-     * at least 30 ms, default 10 s.
+     * 30 ms to 1 day, default 10 s.
      */
     public Builder leaseTtl(Duration leaseTtl) {
-      this.leaseTtl = atLeast("leaseTtl", leaseTtl, 30);
+      this.leaseTtl = timeout("leaseTtl", leaseTtl, 30);
       return this;
     }
 
@@ -334,16 +334,18 @@ public final class JobDispatcher implements AutoCloseable {
     /**
      * How often endpoints must send something (told in the Hello); a stream silent for three times as long is taken
      * for dead. The dispatcher's own Heartbeats go at least this often too (and at least every quarter of the lock
-     * TTL). At least 10 ms, default 1 s.
+     * TTL). 10 ms to 1 day, default 1 s.
      */
     public Builder heartbeat(Duration heartbeat) {
-      this.heartbeat = atLeast("heartbeat", heartbeat, 10);
+      this.heartbeat = timeout("heartbeat", heartbeat, 10);
       return this;
     }
 
-    /** How long to wait before claiming again when the queue gave fewer jobs than asked. Default 500 ms. */
+    /**
+     * How long to wait before claiming again when the queue gave fewer jobs than asked: 1 ms to 1 day, default 500 ms.
+     */
     public Builder pollInterval(Duration pollInterval) {
-      this.pollInterval = atLeast("pollInterval", pollInterval, 1);
+      this.pollInterval = timeout("pollInterval", pollInterval, 1);
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.allot.jobs;
 
+import io.allot.store.Durations;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.jobs.ClaimedJob;
 import io.allot.store.jobs.JobLimits;
@@ -444,13 +445,12 @@ public final class JobWorker implements AutoCloseable {
       return this;
     }
 
-    /** How long to wait before claiming again when the queue had fewer runnable jobs than asked. Default 500 ms. */
+    /**
+     * How long to wait before claiming again when the queue had fewer runnable jobs than asked: positive, at most
+     * 1 day; default 500 ms.
+     */
     public Builder pollInterval(Duration pollInterval) {
-      Objects.requireNonNull(pollInterval, "pollInterval");
-      if (pollInterval.isNegative() || pollInterval.isZero()) {
-        throw new IllegalArgumentException("pollInterval must be > 0 but was " + pollInterval);
-      }
-      this.pollInterval = pollInterval;
+      this.pollInterval = Durations.check("pollInterval", pollInterval, Durations.POSITIVE, Durations.MAX_TIMEOUT);
       return this;
     }
 

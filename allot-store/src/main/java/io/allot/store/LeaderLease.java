@@ -231,7 +231,7 @@ public final class LeaderLease {
       this.holder = Objects.requireNonNull(holder, "holder");
     }
 
-    /** The lease time (default 10 s); tick at least every third of it. */
+    /** The lease time (default 10 s, 1 ms to 1 day); tick at least every third of it. */
     public Builder ttl(Duration ttl) {
       this.ttl = Objects.requireNonNull(ttl, "ttl");
       return this;
@@ -258,8 +258,8 @@ public final class LeaderLease {
     /**
      * The lease.
      *
-     * @throws IllegalArgumentException naming the setting: an empty name or holder, a ttl under 1 ms, a margin not
-     *     shorter than the ttl
+     * @throws IllegalArgumentException naming the setting: an empty name or holder, a ttl outside 1 ms to
+     *     {@link Durations#MAX_TIMEOUT} (1 day), a margin not shorter than the ttl
      */
     public LeaderLease build() {
       if (name.isEmpty()) {
@@ -268,15 +268,13 @@ public final class LeaderLease {
       if (holder.isEmpty()) {
         throw new IllegalArgumentException("holder: must not be empty");
       }
-      if (ttl.toMillis() < 1) {
-        throw new IllegalArgumentException("ttl: must be at least 1 ms but was " + ttl);
-      }
+      Durations.check("ttl", ttl, Duration.ofMillis(1), Durations.MAX_TIMEOUT);
       if (margin == null) {
         margin = ttl.dividedBy(10);
       }
       if (margin.isNegative() || margin.compareTo(ttl) >= 0) {
         throw new IllegalArgumentException("margin: must be 0 or more and shorter than the ttl (" + ttl.toMillis()
-            + " ms) but was " + margin.toMillis() + " ms");
+            + " ms) but was " + margin);
       }
       return new LeaderLease(this);
     }

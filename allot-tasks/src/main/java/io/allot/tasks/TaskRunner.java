@@ -1,5 +1,6 @@
 package io.allot.tasks;
 
+import io.allot.store.Durations;
 import io.allot.store.tasks.TaskFault;
 import io.allot.store.tasks.TaskRun;
 import io.allot.store.tasks.TaskSpec;
@@ -295,25 +296,30 @@ public final class TaskRunner implements AutoCloseable {
       return this;
     }
 
-    /** The window failures are counted in; default 1 minute. */
+    /** The window failures are counted in; default 1 minute, at most 30 days. */
     public Builder failureWindow(Duration failureWindow) {
       this.failureWindow = failureWindow;
       return this;
     }
 
-    /** The wait before a restart after a failure; default 1 s, doubled while failing up to {@link #maxBackoff}. */
+    /**
+     * The wait before a restart after a failure; default 1 s (at most 30 days), doubled while failing up to
+     * {@link #maxBackoff}.
+     */
     public Builder backoff(Duration backoff) {
       this.backoff = backoff;
       return this;
     }
 
-    /** The longest wait before a restart; default 30 s. */
+    /** The longest wait before a restart; default 30 s, at most 30 days. */
     public Builder maxBackoff(Duration maxBackoff) {
       this.maxBackoff = maxBackoff;
       return this;
     }
 
-    /** How often the spec cache re-reads every spec (the fallback for lost announcements); default 5 s. */
+    /**
+     * How often the spec cache re-reads every spec (the fallback for lost announcements); default 5 s, at most 1 day.
+     */
     public Builder specRefresh(Duration specRefresh) {
       this.specRefresh = specRefresh;
       return this;
@@ -322,18 +328,17 @@ public final class TaskRunner implements AutoCloseable {
     /**
      * Builds the runner and its divider (nothing runs before {@link TaskRunner#start()}).
      *
-     * @throws IllegalArgumentException naming the setting that is wrong
+     * @throws IllegalArgumentException naming the setting that is wrong (a duration outside its bounds too: see
+     *     {@link Durations})
      */
     public TaskRunner build() {
       if (failureLimit < 0) {
         throw new IllegalArgumentException("failureLimit must be >= 0 but was " + failureLimit);
       }
-      for (Map.Entry<String, Duration> e : Map.of("failureWindow", failureWindow, "backoff", backoff, "maxBackoff",
-          maxBackoff, "specRefresh", specRefresh).entrySet()) {
-        if (e.getValue() == null || e.getValue().isNegative() || e.getValue().isZero()) {
-          throw new IllegalArgumentException(e.getKey() + " must be positive but was " + e.getValue());
-        }
-      }
+      Durations.check("failureWindow", failureWindow, Durations.POSITIVE, Durations.MAX_HOLD);
+      Durations.check("backoff", backoff, Durations.POSITIVE, Durations.MAX_HOLD);
+      Durations.check("maxBackoff", maxBackoff, Durations.POSITIVE, Durations.MAX_HOLD);
+      Durations.check("specRefresh", specRefresh, Durations.POSITIVE, Durations.MAX_TIMEOUT);
       if (maxBackoff.compareTo(backoff) < 0) {
         throw new IllegalArgumentException("maxBackoff (" + maxBackoff + ") must be >= backoff (" + backoff + ")");
       }

@@ -691,14 +691,14 @@ public final class Divider implements AutoCloseable {
 
     /**
      * The lease TTL in store time, default 1.5 s: a member killed with -9 loses its units about this long after its
-     * last renewal (the distributor reacts to the expiry), so it is the main term of failover time.
+     * last renewal (the distributor reacts to the expiry), so it is the main term of failover time. 1 ms to 1 day.
      */
     public Builder leaseTtl(Duration leaseTtl) {
       this.leaseTtl = leaseTtl;
       return this;
     }
 
-    /** Time between two lease renewals, default 300 ms: three tries fit before the fence. */
+    /** Time between two lease renewals, default 300 ms: three tries fit before the fence; at most 1 day. */
     public Builder renewEvery(Duration renewEvery) {
       this.renewEvery = renewEvery;
       return this;
@@ -706,14 +706,17 @@ public final class Divider implements AutoCloseable {
 
     /**
      * How long before the lease can expire the member fences itself, default 500 ms: the time the application has to
-     * stop a unit after {@link StopReason#LEASE_LOST} before another member may claim it.
+     * stop a unit after {@link StopReason#LEASE_LOST} before another member may claim it. At most 1 day.
      */
     public Builder fenceMargin(Duration fenceMargin) {
       this.fenceMargin = fenceMargin;
       return this;
     }
 
-    /** Time between two reconciliations without a notification, default 500 ms (notifications are the fast path). */
+    /**
+     * Time between two reconciliations without a notification, default 500 ms (notifications are the fast path); at
+     * most 1 day.
+     */
     public Builder syncInterval(Duration syncInterval) {
       this.syncInterval = syncInterval;
       return this;
@@ -748,14 +751,14 @@ public final class Divider implements AutoCloseable {
     /**
      * How long a unit given up with {@link Divider#release(String, long)} is held: recorded in the store with the
      * release, so the distributor gives it to another member meanwhile, and not claimed again by this member while it
-     * stays in its target; default 30 s.
+     * stays in its target; default 30 s, 0 to 30 days.
      */
     public Builder releaseHold(Duration releaseHold) {
       this.releaseHold = releaseHold;
       return this;
     }
 
-    /** How long {@link Divider#cancel()} waits for SHUTDOWN stops to be confirmed; default 5 s. */
+    /** How long {@link Divider#cancel()} waits for SHUTDOWN stops to be confirmed; default 5 s, 0 to 1 day. */
     public Builder shutdownGrace(Duration shutdownGrace) {
       this.shutdownGrace = shutdownGrace;
       return this;
@@ -779,7 +782,8 @@ public final class Divider implements AutoCloseable {
     /**
      * Checks the settings and builds the divider (nothing runs before {@link Divider#start()}).
      *
-     * @throws IllegalArgumentException naming the setting that is wrong
+     * @throws IllegalArgumentException naming the setting that is wrong (a duration outside its bounds too: see
+     *     {@link io.allot.store.Durations})
      */
     public Divider build() {
       if (appServerPort != null && port != 0) {

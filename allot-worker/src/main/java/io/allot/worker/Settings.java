@@ -1,5 +1,6 @@
 package io.allot.worker;
 
+import io.allot.store.Durations;
 import io.allot.store.MemberMeta;
 import io.allot.store.Safety;
 import java.time.Duration;
@@ -9,7 +10,8 @@ import java.util.Optional;
 /**
  * A divider's settings: checked, immutable, built by {@link Divider.Builder#build()}. The constructor checks every
  * setting and names the wrong one first in its {@link IllegalArgumentException} (the message starts with the
- * setting's name).
+ * setting's name). Durations are bounded by {@link Durations#check}: leases and intervals and the shutdown grace at
+ * most {@link Durations#MAX_TIMEOUT} (1 day), the release hold at most {@link Durations#MAX_HOLD} (30 days).
  *
  * @param pool             the services list key (the distributor's pool)
  * @param distribution     the distribution hash (table) key
@@ -75,13 +77,10 @@ record Settings(
       throw new IllegalArgumentException("port must be in [0, 65535] (0 = any free port) but was " + port);
     }
     attributes = meta(affinity, capacity, attributes).attributes(); // checked in the order of the message
-    positive("leaseTtl", leaseTtl);
-    positive("renewEvery", renewEvery);
-    positive("fenceMargin", fenceMargin);
-    positive("syncInterval", syncInterval);
-    if (leaseTtl.toMillis() < 1) {
-      throw new IllegalArgumentException("leaseTtl must be at least 1 ms but was " + leaseTtl.toMillis() + " ms");
-    }
+    Durations.check("leaseTtl", leaseTtl, Duration.ofMillis(1), Durations.MAX_TIMEOUT);
+    Durations.check("renewEvery", renewEvery, Durations.POSITIVE, Durations.MAX_TIMEOUT);
+    Durations.check("fenceMargin", fenceMargin, Durations.POSITIVE, Durations.MAX_TIMEOUT);
+    Durations.check("syncInterval", syncInterval, Durations.POSITIVE, Durations.MAX_TIMEOUT);
     if (fenceMargin.compareTo(leaseTtl) >= 0) {
       throw new IllegalArgumentException("fenceMargin (" + fenceMargin.toMillis() + " ms) must be shorter than "
           + "leaseTtl (" + leaseTtl.toMillis() + " ms)");
@@ -97,8 +96,8 @@ record Settings(
     if (claimBatch < 1) {
       throw new IllegalArgumentException("claimBatch must be >= 1 but was " + claimBatch);
     }
-    notNegative("releaseHold", releaseHold);
-    notNegative("shutdownGrace", shutdownGrace);
+    Durations.check("releaseHold", releaseHold, Duration.ZERO, Durations.MAX_HOLD);
+    Durations.check("shutdownGrace", shutdownGrace, Duration.ZERO, Durations.MAX_TIMEOUT);
   }
 
   /** What is published at registration: the initial affinity, the capacity, the attributes. */
@@ -191,18 +190,6 @@ record Settings(
 
   private static boolean isLoopback(String host) {
     return host.equals("localhost") || host.startsWith("127.") || host.equals("::1") || host.equals("[::1]");
-  }
-
-  private static void positive(String name, Duration d) {
-    if (d == null || d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(name + " must be a positive duration but was " + d);
-    }
-  }
-
-  private static void notNegative(String name, Duration d) {
-    if (d == null || d.isNegative()) {
-      throw new IllegalArgumentException(name + " must be zero or positive but was " + d);
-    }
   }
 
   private static String quote(String s) {

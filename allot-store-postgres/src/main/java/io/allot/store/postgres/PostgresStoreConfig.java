@@ -1,5 +1,6 @@
 package io.allot.store.postgres;
 
+import io.allot.store.Durations;
 import io.allot.store.Safety;
 import java.time.Duration;
 import java.util.Objects;
@@ -7,7 +8,8 @@ import java.util.regex.Pattern;
 
 /**
  * How {@link PostgresStore} connects. Build with {@link #builder(String)}; every setting has a default suited to a
- * coordination store (small pool, short timeouts).
+ * coordination store (small pool, short timeouts). Durations are bounded ({@link Durations#check}): the lost-state
+ * guard 0 to 30 days, the others at most 1 day.
  */
 public final class PostgresStoreConfig {
   /** The schema used when neither {@link Builder#schema} nor the URL parameter {@code allot_schema} says otherwise. */
@@ -42,18 +44,18 @@ public final class PostgresStoreConfig {
       throw new IllegalArgumentException("maxPoolSize must be at least 1 but was " + b.maxPoolSize);
     }
     this.maxPoolSize = b.maxPoolSize;
-    this.connectionTimeout = atLeast("connectionTimeout", b.connectionTimeout, Duration.ofMillis(250));
-    this.connectTimeout = atLeast("connectTimeout", b.connectTimeout, Duration.ofSeconds(1));
-    this.socketTimeout = atLeast("socketTimeout", b.socketTimeout, Duration.ofSeconds(1));
-    this.subscribeTimeout = atLeast("subscribeTimeout", b.subscribeTimeout, Duration.ofMillis(100));
-    this.listenerPoll = atLeast("listenerPoll", b.listenerPoll, Duration.ofMillis(10));
-    this.listenerPing = atLeast("listenerPing", b.listenerPing, Duration.ofMillis(100));
-    this.reconnectDelayMin = atLeast("reconnectDelayMin", b.reconnectDelayMin, Duration.ofMillis(1));
-    this.reconnectDelayMax = atLeast("reconnectDelayMax", b.reconnectDelayMax, reconnectDelayMin);
+    this.connectionTimeout = timeout("connectionTimeout", b.connectionTimeout, Duration.ofMillis(250));
+    this.connectTimeout = timeout("connectTimeout", b.connectTimeout, Duration.ofSeconds(1));
+    this.socketTimeout = timeout("socketTimeout", b.socketTimeout, Duration.ofSeconds(1));
+    this.subscribeTimeout = timeout("subscribeTimeout", b.subscribeTimeout, Duration.ofMillis(100));
+    this.listenerPoll = timeout("listenerPoll", b.listenerPoll, Duration.ofMillis(10));
+    this.listenerPing = timeout("listenerPing", b.listenerPing, Duration.ofMillis(100));
+    this.reconnectDelayMin = timeout("reconnectDelayMin", b.reconnectDelayMin, Duration.ofMillis(1));
+    this.reconnectDelayMax = timeout("reconnectDelayMax", b.reconnectDelayMax, reconnectDelayMin);
     this.applicationName = Objects.requireNonNull(b.applicationName, "applicationName");
-    this.lostStateGuard = atLeast("lostStateGuard", firstNonNull(b.lostStateGuard, url.guard(),
-        Safety.DEFAULT_GUARD), Duration.ZERO);
-    this.clockMargin = atLeast("clockMargin", firstNonNull(b.clockMargin, url.clockMargin(),
+    this.lostStateGuard = Durations.check("lostStateGuard", firstNonNull(b.lostStateGuard, url.guard(),
+        Safety.DEFAULT_GUARD), Duration.ZERO, Durations.MAX_HOLD);
+    this.clockMargin = timeout("clockMargin", firstNonNull(b.clockMargin, url.clockMargin(),
         Safety.DEFAULT_CLOCK_MARGIN), Duration.ZERO);
   }
 
@@ -61,12 +63,9 @@ public final class PostgresStoreConfig {
     return set != null ? set : fromUrl != null ? fromUrl : otherwise;
   }
 
-  private static Duration atLeast(String what, Duration d, Duration min) {
-    Objects.requireNonNull(d, what);
-    if (d.compareTo(min) < 0) {
-      throw new IllegalArgumentException(what + " must be at least " + min + " but was " + d);
-    }
-    return d;
+  /** {@code d}, checked: not null, {@code min} to {@link Durations#MAX_TIMEOUT} (1 day). */
+  private static Duration timeout(String what, Duration d, Duration min) {
+    return Durations.check(what, d, min, Durations.MAX_TIMEOUT);
   }
 
   /** A builder for {@code postgresql://user:pass@host:port/db?...} or {@code jdbc:postgresql://...}. */

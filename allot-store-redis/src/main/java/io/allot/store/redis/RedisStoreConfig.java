@@ -1,5 +1,6 @@
 package io.allot.store.redis;
 
+import io.allot.store.Durations;
 import io.allot.store.Safety;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,7 +16,8 @@ import java.util.Objects;
  * <p>Addresses are {@code host:port} ({@code [v6addr]:port} for IPv6; the port defaults to 6379) and are kept as
  * {@code host:port}. Defaults: no password, no TLS, database 0, connect and command timeout 2 s, reconnect backoff
  * 10 ms doubling up to 2 s, at most 1000 commands queued per connection, client name {@code allot}, lost-state guard
- * {@link Safety#DEFAULT_GUARD} and clock margin {@link Safety#DEFAULT_CLOCK_MARGIN}, eviction refused.
+ * {@link Safety#DEFAULT_GUARD} and clock margin {@link Safety#DEFAULT_CLOCK_MARGIN}, eviction refused. Durations are
+ * bounded ({@link Durations#check}): the lost-state guard 0 to 30 days, the others at most 1 day.
  *
  * @param addresses         one address (standalone) or the Cluster seed nodes, as {@code host:port}
  * @param cluster           whether the addresses are Redis Cluster nodes
@@ -91,18 +93,18 @@ public record RedisStoreConfig(List<String> addresses, boolean cluster, String u
     if (!tls && !caPemFiles.isEmpty()) {
       throw new IllegalArgumentException("caPemFiles " + caPemFiles + " need TLS");
     }
-    positive(connectTimeout, "connectTimeout");
-    positive(commandTimeout, "commandTimeout");
-    positive(reconnectDelayMin, "reconnectDelay min");
-    positive(reconnectDelayMax, "reconnectDelay max");
+    Durations.check("connectTimeout", connectTimeout, Durations.POSITIVE, Durations.MAX_TIMEOUT);
+    Durations.check("commandTimeout", commandTimeout, Durations.POSITIVE, Durations.MAX_TIMEOUT);
+    Durations.check("reconnectDelay min", reconnectDelayMin, Durations.POSITIVE, Durations.MAX_TIMEOUT);
+    Durations.check("reconnectDelay max", reconnectDelayMax, Durations.POSITIVE, Durations.MAX_TIMEOUT);
     if (reconnectDelayMax.compareTo(reconnectDelayMin) < 0) {
       throw new IllegalArgumentException("reconnectDelay max " + reconnectDelayMax + " < min " + reconnectDelayMin);
     }
     if (requestQueueSize < 1) {
       throw new IllegalArgumentException("requestQueueSize must be >= 1 but was " + requestQueueSize);
     }
-    notNegative(lostStateGuard, "lostStateGuard");
-    notNegative(clockMargin, "clockMargin");
+    Durations.check("lostStateGuard", lostStateGuard, Duration.ZERO, Durations.MAX_HOLD);
+    Durations.check("clockMargin", clockMargin, Duration.ZERO, Durations.MAX_TIMEOUT);
   }
 
   /** A builder for these addresses: one = standalone, several = Cluster seed nodes (see {@link Builder#cluster}). */
@@ -146,18 +148,6 @@ public record RedisStoreConfig(List<String> addresses, boolean cluster, String u
         + ", commandTimeout=" + commandTimeout + ", reconnect=" + reconnectDelayMin + ".." + reconnectDelayMax
         + ", requestQueueSize=" + requestQueueSize + ", clientName=" + clientName + ", lostStateGuard="
         + lostStateGuard + ", clockMargin=" + clockMargin + ", allowEviction=" + allowEviction + "]";
-  }
-
-  private static void positive(Duration d, String what) {
-    if (d == null || d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(what + " must be positive but was " + d);
-    }
-  }
-
-  private static void notNegative(Duration d, String what) {
-    if (d == null || d.isNegative()) {
-      throw new IllegalArgumentException(what + " must be >= 0 but was " + d);
-    }
   }
 
   /** Settings for a {@link RedisStoreConfig}; {@link #build()} checks them all. Not thread-safe. */

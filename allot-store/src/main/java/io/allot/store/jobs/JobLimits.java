@@ -1,5 +1,6 @@
 package io.allot.store.jobs;
 
+import io.allot.store.Durations;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -216,22 +217,14 @@ public final class JobLimits {
     return worker;
   }
 
-  /** Checks a lock TTL (at least 1 ms); returns it in microseconds. */
+  /** Checks a lock TTL (1 ms to {@link Durations#MAX_TIMEOUT}, 1 day); returns it in microseconds. */
   public static long checkLockTtl(Duration lockTtl) {
-    Objects.requireNonNull(lockTtl, "lockTtl");
-    if (lockTtl.toMillis() < 1) {
-      throw new IllegalArgumentException("lockTtl must be at least 1 ms but was " + lockTtl);
-    }
-    return lockTtl.toNanos() / 1000;
+    return Durations.check("lockTtl", lockTtl, Duration.ofMillis(1), Durations.MAX_TIMEOUT).toNanos() / 1000;
   }
 
-  /** Checks a backoff (at least 0); returns it in microseconds. */
+  /** Checks a backoff (0 to {@link Durations#MAX_DELAY}, a century); returns it in microseconds. */
   public static long checkBackoff(Duration backoff) {
-    Objects.requireNonNull(backoff, "backoff");
-    if (backoff.isNegative()) {
-      throw new IllegalArgumentException("backoff must be >= 0 but was " + backoff);
-    }
-    return backoff.toNanos() / 1000;
+    return Durations.check("backoff", backoff, Duration.ZERO, Durations.MAX_DELAY).toNanos() / 1000;
   }
 
   /** Checks a rate limit: 0 (none) to 1,000,000 jobs/s. */
@@ -243,13 +236,9 @@ public final class JobLimits {
     return jobsPerSecond;
   }
 
-  /** Checks an age for purging (at least 0). */
+  /** Checks an age for purging (0 to {@link Durations#MAX_DELAY}, a century). */
   public static Duration checkAge(Duration age) {
-    Objects.requireNonNull(age, "age");
-    if (age.isNegative()) {
-      throw new IllegalArgumentException("age must be >= 0 but was " + age);
-    }
-    return age;
+    return Durations.check("age", age, Duration.ZERO, Durations.MAX_DELAY);
   }
 
   private static int utf8Length(String what, String s) {
