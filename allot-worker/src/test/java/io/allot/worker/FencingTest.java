@@ -36,15 +36,6 @@ class FencingTest extends WorkerTestBase {
     await().until(() -> !m.r().leaseLosses().isEmpty());
   }
 
-  /**
-   * Exactly {@code n} registrations, waited for: the counter is raised just after the session is set (and the state
-   * lock released), so a test that saw the new session or its claims may still read the old count.
-   */
-  private static void assertRegistrations(M m, long n) {
-    await().until(() -> m.d().stats().registrations() >= n);
-    assertThat(m.d().stats().registrations()).isEqualTo(n);
-  }
-
   @ParameterizedTest
   @EnumSource(value = FaultyStore.Availability.class, names = {"DOWN", "HANG"})
   void aMemberThatCannotRenewStopsEverythingBeforeItsLeaseExpiresThenComesBack(FaultyStore.Availability failure) {
@@ -86,7 +77,7 @@ class FencingTest extends WorkerTestBase {
     flaky.availability(FaultyStore.Availability.UP);
     await().until(() -> a.d().session().isPresent() && a.d().leaseValid());
     assertThat(a.d().session().getAsLong()).isGreaterThan(session1);
-    assertRegistrations(a, 2);
+    assertCountReaches("registrations", () -> a.d().stats().registrations(), 2);
     assertThat(mem.membership(P).members().get(a.id()).session()).isEqualTo(a.d().session().getAsLong());
     await().until(() -> health(ch) == ServingStatus.SERVING);
     assertThat(legacyPing(ch)).isEqualTo(Status.Code.OK);
@@ -161,7 +152,7 @@ class FencingTest extends WorkerTestBase {
     await().until(() -> a.r().starts().size() == 2);
     assertThat(a.r().starts()).extracting(UnitStart::unit).containsExactly("u1", "u1");
     assertThat(a.r().starts().get(1).token()).isGreaterThan(token1);
-    assertRegistrations(a, 2);
+    assertCountReaches("registrations", () -> a.d().stats().registrations(), 2);
   }
 
   @Test
@@ -190,7 +181,7 @@ class FencingTest extends WorkerTestBase {
     assertThat(a.d().session().getAsLong()).isGreaterThan(session1);
     // registering again supersedes the old session: it was not even tried before that lease had run out anyway,
     // so the application kept the whole fence margin to stop
-    assertRegistrations(a, 2);
+    assertCountReaches("registrations", () -> a.d().stats().registrations(), 2);
     assertThat(registerAttempts).hasSizeGreaterThanOrEqualTo(2);
     assertThat(registerAttempts.subList(1, registerAttempts.size())).allSatisfy(t ->
         assertThat(t).isGreaterThanOrEqualTo(oldLeaseUntil));

@@ -1,5 +1,7 @@
 package io.allot.worker;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import com.google.protobuf.Empty;
 import io.allot.ping.LegacyPing;
 import io.allot.store.Store;
@@ -22,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -58,6 +61,16 @@ abstract class WorkerTestBase {
 
   static ConditionFactory await() {
     return Awaitility.await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10));
+  }
+
+  /**
+   * Waits until {@code counter} reaches {@code n}, then asserts that it is exactly {@code n}. For the divider's stats
+   * counters, which are raised just after the state change a test waits for (a release after the unit left
+   * {@code assigned()}, a registration after the session was set): read once right after such a wait, they race.
+   */
+  static void assertCountReaches(String what, LongSupplier counter, long n) {
+    await().until(() -> counter.getAsLong() >= n);
+    assertThat(counter.getAsLong()).as(what).isEqualTo(n);
   }
 
   /** Fast but not twitchy timings for tests on a shared 2-core machine. */
