@@ -39,13 +39,13 @@ class CancelTest extends WorkerTestBase {
    */
   @Test
   void theLeaseIsRenewedDuringTheShutdownGrace() {
-    M a = member("A", mem, b -> b.shutdownGrace(Duration.ofSeconds(4)), false);
+    M a = member("A", mem, b -> b.shutdownGrace(Duration.ofSeconds(5)), false);
     table.publish(a.id(), "u1");
     await().until(() -> a.d().assigned().size() == 1);
     CompletableFuture<Void> cancelled = CompletableFuture.runAsync(() -> a.d().cancel());
     await().until(() -> a.r().stops(StopReason.SHUTDOWN).size() == 1);
-    // confirm after 1.5 s: past the lease deadline (1 s - 0.3 s margin after the last renewal), within the grace
-    delayer.schedule(() -> a.r().confirm("u1"), 1500, java.util.concurrent.TimeUnit.MILLISECONDS);
+    // confirm after 2.5 s: past the lease deadline (3 s - 0.9 s margin after the last renewal), within the grace
+    delayer.schedule(() -> a.r().confirm("u1"), 2500, java.util.concurrent.TimeUnit.MILLISECONDS);
     cancelled.join();
     assertThat(a.r().stops(StopReason.LEASE_LOST)).as("no self-fence during the grace").isEmpty();
     assertThat(a.d().stats().releases()).as("released after the confirmation").isEqualTo(1);

@@ -2,6 +2,7 @@ package io.allot.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.allot.store.Store;
 import io.allot.testkit.FaultyStore;
 import java.time.Duration;
 import java.util.List;
@@ -38,13 +39,11 @@ class UnitRunnerTest extends WorkerTestBase {
 
   /** With {@code after} called after the runner's own listener (so it sees a start once the runner has it). */
   private UnitRunner runner(String name, FaultyStore store, UnitHandler handler, Duration hold, UnitListener after) {
-    // A short lease only where the test breaks the store to lose it: on a loaded 2-core machine a 1 s lease was
-    // lost by a member the test never touched (LEASE_LOST where REASSIGNED was expected), so the others keep 3 s.
-    long leaseMs = store == null ? 3_000 : 1_000; // 3 s: the memory store's lost-state guard
-    Divider d = Divider.builder(store == null ? mem : store)
+    // a short lease only where the test breaks the store to lose it (see leaseFor: on a loaded 2-core machine a 1 s
+    // lease was lost by a member the test never touched, LEASE_LOST where REASSIGNED was expected)
+    Store s = store == null ? mem : store;
+    Divider d = leaseFor(s, Divider.builder(s))
         .pool(P).distribution(H).host("127.0.0.1")
-        .leaseTtl(Duration.ofMillis(leaseMs)).renewEvery(Duration.ofMillis(leaseMs * 3 / 20))
-        .fenceMargin(Duration.ofMillis(leaseMs * 3 / 10))
         .syncInterval(Duration.ofMillis(200)).releaseHold(hold).shutdownGrace(Duration.ofSeconds(2))
         .capacity(8)
         .build();
