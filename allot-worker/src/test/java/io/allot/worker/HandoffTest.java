@@ -32,7 +32,8 @@ class HandoffTest extends WorkerTestBase {
 
     a.r().confirm("u1");
 
-    await().until(() -> b.d().assigned().containsKey("u1"));
+    // on B's delivered start, not on B's assigned(): that changes before the event thread delivers the start
+    await().until(() -> !b.r().starts().isEmpty());
     assertThat(b.r().starts()).singleElement().satisfies(s -> assertThat(s.token()).isGreaterThan(tokenA));
     assertThat(mem.ownership(P).owners().get("u1").member()).isEqualTo(b.id());
     assertThat(a.d().assigned()).isEmpty();

@@ -51,7 +51,7 @@ class PlannedHandoffTest extends WorkerTestBase {
 
     await().until(() -> b.d().assigned().containsKey("u1"));
     assertThat(unblock.getCount()).as("A's loop is still in its round").isEqualTo(1);
-    assertThat(a.d().stats().releases()).isEqualTo(1);
+    assertCountReaches("releases", () -> a.d().stats().releases(), 1);
     unblock.countDown();
     await().until(() -> a.d().assigned().isEmpty());
     assertThat(intervals.check().violations()).isEmpty();

@@ -2,6 +2,7 @@ package io.allot.worker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.allot.store.Store;
 import io.allot.testkit.FaultyStore;
 import java.time.Duration;
 import java.util.List;
@@ -33,17 +34,21 @@ class UnitRunnerTest extends WorkerTestBase {
   }
 
   private UnitRunner runner(String name, FaultyStore store, UnitHandler handler, Duration hold) {
-    // A short lease only where the test breaks the store to lose it: on a loaded 2-core machine a 1 s lease was
-    // lost by a member the test never touched (LEASE_LOST where REASSIGNED was expected), so the others keep 3 s.
-    long leaseMs = store == null ? 3_000 : 1_000; // 3 s: the memory store's lost-state guard
-    Divider d = Divider.builder(store == null ? mem : store)
+    return runner(name, store, handler, hold, UnitListener.of(s -> {}, s -> {}));
+  }
+
+  /** With {@code after} called after the runner's own listener (so it sees a start once the runner has it). */
+  private UnitRunner runner(String name, FaultyStore store, UnitHandler handler, Duration hold, UnitListener after) {
+    // a short lease only where the test breaks the store to lose it (see leaseFor: on a loaded 2-core machine a 1 s
+    // lease was lost by a member the test never touched, LEASE_LOST where REASSIGNED was expected)
+    Store s = store == null ? mem : store;
+    Divider d = leaseFor(s, Divider.builder(s))
         .pool(P).distribution(H).host("127.0.0.1")
-        .leaseTtl(Duration.ofMillis(leaseMs)).renewEvery(Duration.ofMillis(leaseMs * 3 / 20))
-        .fenceMargin(Duration.ofMillis(leaseMs * 3 / 10))
         .syncInterval(Duration.ofMillis(200)).releaseHold(hold).shutdownGrace(Duration.ofSeconds(2))
         .capacity(8)
         .build();
     UnitRunner r = closeLater(UnitRunner.builder(d, handler).build());
+    d.addListener(after);
     r.start();
     return r;
   }
@@ -135,13 +140,17 @@ class UnitRunnerTest extends WorkerTestBase {
       }
     };
     FaultyStore flaky = new FaultyStore(mem);
-    UnitRunner a = runner("A", flaky, stubborn, Duration.ofSeconds(30));
+    AtomicInteger starts = new AtomicInteger(); // starts the runner was given
+    UnitRunner a = runner("A", flaky, stubborn, Duration.ofSeconds(30),
+        UnitListener.of(s -> starts.incrementAndGet(), s -> {}));
     table.publish(a.divider().memberId(), "u1");
     await().until(() -> runs.getOrDefault("u1", new AtomicInteger()).get() == 1);
     flaky.availability(FaultyStore.Availability.DOWN);
     await().until(() -> a.divider().stats().leaseLosses() == 1);
     flaky.availability(FaultyStore.Availability.UP);
-    await().until(() -> a.divider().assigned().containsKey("u1")); // claimed again, start delivered
+    // claimed again and the start delivered to the runner (assigned() changes before the start is delivered: waiting
+    // on it, the quiet window below could pass before the runner even had the new run)
+    await().until(() -> starts.get() == 2);
     await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(30))
         .until(() -> runs.get("u1").get() == 1); // the new run waits for the stubborn old one
     letGo.countDown();
