@@ -34,6 +34,8 @@ import java.security.MessageDigest;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The gRPC service {@code allot.tasks.v1.Tasks} ({@code src/main/proto/allot/tasks/v1/tasks.proto}): the task
@@ -43,6 +45,8 @@ import java.util.function.Supplier;
  * of the writes.
  */
 public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
+  private static final Logger log = LoggerFactory.getLogger(TasksGrpcService.class);
+
   /** The metadata key of the token: {@code authorization: Bearer <token>}. */
   public static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -176,15 +180,8 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
     T result;
     try {
       result = call.get();
-    } catch (TaskServiceException e) {
-      out.onError(status(e.kind()).withDescription(e.getMessage()).asRuntimeException());
-      return;
-    } catch (UnsupportedOperationException e) {
-      out.onError(Status.UNIMPLEMENTED.withDescription("not supported by this store: " + e.getMessage())
-          .asRuntimeException());
-      return;
     } catch (RuntimeException e) {
-      out.onError(Status.INTERNAL.withDescription("internal error: " + e).withCause(e).asRuntimeException());
+      out.onError(refusal(e).asRuntimeException());
       return;
     }
     out.onNext(result);
@@ -192,6 +189,25 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
   }
 
   /** The gRPC status that answers a request the task service refused with {@code kind}. */
+  /**
+   * The answer to a failed call: a refusal of the input names it; an unreachable store or an internal error says so
+   * without connection details (the cause goes to the log).
+   */
+  static Status refusal(RuntimeException e) {
+    if (e instanceof TaskServiceException t && t.kind() != ErrorKind.UNAVAILABLE) {
+      return status(t.kind()).withDescription(t.getMessage());
+    }
+    if (e instanceof TaskServiceException) {
+      log.warn("store unavailable: {}", e.getMessage());
+      return Status.UNAVAILABLE.withDescription("store: unavailable; try again later (the server's log has the cause)");
+    }
+    if (e instanceof UnsupportedOperationException) {
+      return Status.UNIMPLEMENTED.withDescription("not supported by this store: " + e.getMessage());
+    }
+    log.error("internal error in the tasks service", e);
+    return Status.INTERNAL.withDescription("internal error (the server's log has the cause)");
+  }
+
   static Status status(ErrorKind kind) {
     return switch (kind) {
       case BAD_INPUT, TOO_LARGE -> Status.INVALID_ARGUMENT;

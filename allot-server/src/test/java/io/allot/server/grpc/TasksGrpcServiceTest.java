@@ -7,6 +7,7 @@ import io.allot.store.MemberMeta;
 import io.allot.store.memory.MemoryStore;
 import io.allot.store.tasks.TaskRun;
 import io.allot.tasks.service.TaskService;
+import io.allot.tasks.service.TaskServiceException;
 import io.allot.tasks.service.TaskServiceException.ErrorKind;
 import io.allot.tasks.v1.CreateTaskRequest;
 import io.allot.tasks.v1.CreateTaskResponse;
@@ -165,5 +166,25 @@ class TasksGrpcServiceTest {
         ErrorKind.UNAVAILABLE, Status.Code.UNAVAILABLE);
     assertThat(expected).containsKey(kind);
     assertThat(TasksGrpcService.status(kind).getCode()).isEqualTo(expected.get(kind));
+  }
+
+  /**
+   * An unreachable store or an internal error answers without connection details (the REST API's rule, issue 18
+   * item 6): the store URI with its user stays in the server's log.
+   */
+  @Test
+  void refusalsNameNoStoreUriOrUser() {
+    String uri = "postgresql://secret-user@db.internal:5432/prod";
+    Status unavailable = TasksGrpcService.refusal(
+        new TaskServiceException(ErrorKind.UNAVAILABLE, "store unavailable: " + uri + " (schema allot)"));
+    assertThat(unavailable.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(unavailable.getDescription()).startsWith("store: unavailable").doesNotContain("secret-user")
+        .doesNotContain("db.internal");
+    Status internal = TasksGrpcService.refusal(new IllegalStateException("pool closed: " + uri));
+    assertThat(internal.getCode()).isEqualTo(Status.Code.INTERNAL);
+    assertThat(internal.getDescription()).doesNotContain("secret-user").doesNotContain("db.internal");
+    Status bad = TasksGrpcService.refusal(
+        new TaskServiceException(ErrorKind.BAD_INPUT, "name: must not be empty"));
+    assertThat(bad.getDescription()).isEqualTo("name: must not be empty"); // refusals of input still name it
   }
 }
