@@ -35,14 +35,8 @@ final class UnitsCommand extends ParentCommand {
   /** The longest unit name this command writes. */
   static final int MAX_UNIT_CHARS = 200;
 
-  /** The options every units subcommand takes. */
-  static final class UnitsOptions {
-    @Mixin StoreOption store;
-
-    @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true,
-        description = "The pool (a services list key of the server) whose units these are.")
-    String pool;
-
+  /** The options every units subcommand takes: the store, the pool whose units these are, the units list. */
+  static final class UnitsOptions extends PoolOptions {
     @Option(names = {"-workunits-namespace", "--workunits-namespace"}, paramLabel = "KEY",
         defaultValue = "sys-channels",
         description = "The units list key (the server's -workunits-namespace). Default ${DEFAULT-VALUE}.")
