@@ -282,7 +282,10 @@ final class JobCommand extends ParentCommand {
     /** After {@link #apply}: refuses (exit 2) if the store left some of {@code keys} as they were, naming them. */
     void leftAlone(JobQueue queue, List<String> keys) {}
 
-    abstract String verb();
+    /** The subcommand's name (retry, ignore): the verb of its messages and its client name. */
+    String verb() {
+      return spec.name();
+    }
 
     @Override
     public Integer call() {
@@ -318,11 +321,6 @@ final class JobCommand extends ParentCommand {
     int apply(JobQueue queue, List<String> keys) {
       return queue.retry(keys);
     }
-
-    @Override
-    String verb() {
-      return "retry";
-    }
   }
 
   @Command(name = "ignore", description = "Marks jobs ignored (70). Exit 1 if a key is missing; exit 2, nothing changed, if one"
@@ -355,11 +353,6 @@ final class JobCommand extends ParentCommand {
     @Override
     int apply(JobQueue queue, List<String> keys) {
       return queue.ignore(keys);
-    }
-
-    @Override
-    String verb() {
-      return "ignore";
     }
   }
 
