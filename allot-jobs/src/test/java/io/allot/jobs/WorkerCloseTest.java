@@ -10,13 +10,13 @@ import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
 import io.allot.store.memory.MemoryStore;
 import io.allot.store.postgres.PostgresStore;
+import io.allot.store.spi.Proxies;
 import io.allot.testkit.PostgresSchema;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
-import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -120,11 +120,7 @@ class WorkerCloseTest {
             claiming.countDown();
             answer.await();
           }
-          try {
-            return m.invoke(q, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
+          return Proxies.invoke(q, m, args);
         });
   }
 }

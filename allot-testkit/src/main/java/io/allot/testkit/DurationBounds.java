@@ -1,6 +1,6 @@
 package io.allot.testkit;
 
-import java.lang.reflect.InvocationTargetException;
+import io.allot.store.spi.Proxies;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
@@ -121,14 +121,11 @@ public final class DurationBounds {
 
   private static Object invoke(Method m, Object target, Duration d) {
     try {
-      return m.invoke(target, d);
-    } catch (InvocationTargetException e) {
-      if (e.getCause() instanceof RuntimeException r) {
-        throw r;
-      }
-      throw new IllegalStateException(m.getName() + " threw", e.getCause());
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException(m.getName() + " is not accessible", e);
+      return Proxies.invoke(target, m, new Object[] {d});
+    } catch (RuntimeException | Error e) {
+      throw e;
+    } catch (Throwable e) {
+      throw new IllegalStateException(m.getName() + " threw", e);
     }
   }
 }
