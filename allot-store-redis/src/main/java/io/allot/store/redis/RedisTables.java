@@ -6,13 +6,14 @@ import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
 import io.allot.store.spi.PublishArgs;
+import io.allot.store.spi.Publications;
+import io.allot.store.spi.Publications.Publication;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link Tables} on Redis: the table is the hash at the table key itself (the original distribution hash); its
@@ -34,20 +35,18 @@ final class RedisTables implements Tables {
   private static final Long STALE_MARK = 2L;
 
   private final RedisConnection redis;
-  private final SeedKeys hashes;
   /**
    * The last successful publication of each (table key, pool) by this client, removed while a publication of it is
-   * in flight. Guarded by being a concurrent map of immutable values.
+   * in flight. Thread-safe (Publications).
    */
-  private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
-
-  /** A publication this client made: under which lease, the epoch it got, and the fields it wrote. */
-  private record Previous(Lease lease, long epoch, Map<String, String> fields) {}
+  private final Publications previous = new Publications();
 
   /** {@code hashes} reads the table hashes (the same HGETALL / HGET as the seed layout). */
+  private final SeedKeys hashes;
+
   RedisTables(RedisConnection redis, SeedKeys hashes) {
-    this.redis = redis;
     this.hashes = hashes;
+    this.redis = redis;
   }
 
   @Override
@@ -56,16 +55,15 @@ final class RedisTables implements Tables {
     String[] keys = redis.sameSlot("publish into '" + tableKey + "'", tableKey, tableKey, RedisKeys.epoch(tableKey),
         RedisKeys.poolFields(tableKey, pool), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()),
         RedisKeys.marks(tableKey));
-    String cacheKey = tableKey + "\u0000" + pool;
-    Previous prev = previous.remove(cacheKey);
+    Publication prev = previous.take(lease, tableKey, pool);
     Long epoch = null;
-    if (prev != null && prev.lease().equals(lease)) {
+    if (prev != null) {
       epoch = publishChanges(lease, tableKey, pool, keys, prev, snapshot);
     }
     if (epoch == null) {
       epoch = publishAll(lease, tableKey, pool, keys, snapshot);
     }
-    previous.put(cacheKey, new Previous(lease, epoch, snapshot));
+    previous.put(lease, tableKey, pool, epoch, snapshot);
     return epoch;
   }
 
@@ -84,14 +82,9 @@ final class RedisTables implements Tables {
   }
 
   /** The difference to {@code prev}; returns the epoch, null if the store no longer holds {@code prev}. */
-  private Long publishChanges(Lease lease, String tableKey, String pool, String[] keys, Previous prev,
+  private Long publishChanges(Lease lease, String tableKey, String pool, String[] keys, Publication prev,
       Map<String, String> fields) {
-    List<String> dropped = new ArrayList<>();
-    prev.fields().keySet().forEach(f -> {
-      if (!fields.containsKey(f)) {
-        dropped.add(f);
-      }
-    });
+    List<String> dropped = prev.dropped(fields);
     List<String> args = new ArrayList<>();
     args.add(RedisLeadership.value(lease));
     args.add(pool);
@@ -99,12 +92,9 @@ final class RedisTables implements Tables {
     args.add(Long.toString(prev.epoch()));
     args.add(Integer.toString(dropped.size()));
     args.addAll(dropped);
-    fields.forEach((f, v) -> {
-      String old = prev.fields().get(f);
-      if (old != v && !v.equals(old)) { // the same instance first: callers pass unchanged values along
-        args.add(f);
-        args.add(v);
-      }
+    prev.changed(fields).forEach((f, v) -> {
+      args.add(f);
+      args.add(v);
     });
     List<Object> result = redis.run("publish changes into " + tableKey, Scripts.PUBLISH_CHANGES,
         ScriptOutputType.MULTI, keys, args.toArray(new String[0]));
