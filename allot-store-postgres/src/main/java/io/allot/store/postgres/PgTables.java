@@ -5,6 +5,7 @@ import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import io.allot.store.spi.HashTables;
 import io.allot.store.spi.PublishArgs;
 import io.allot.store.spi.Publications;
 import io.allot.store.spi.Publications.Publication;
@@ -26,7 +27,7 @@ import java.util.Optional;
  * changes and the full table is sent. A publication that failed leaves no previous one behind, so the next is full.
  * Either way only rows whose value changes are written. Thread-safe.
  */
-final class PgTables implements Tables {
+final class PgTables extends HashTables {
   private final PgJdbc db;
   private final PgChannels channels;
   private final String publish;
@@ -39,10 +40,8 @@ final class PgTables implements Tables {
   private final Publications previous = new Publications();
 
   /** {@code s}: the quoted schema; {@code seedKeys}: where tables are read (a table is a hash). */
-  private final SeedKeys seedKeys;
-
   PgTables(PgJdbc db, PgChannels channels, SeedKeys seedKeys, String s) {
-    this.seedKeys = seedKeys;
+    super(seedKeys);
     this.db = db;
     this.channels = channels;
     publish = "SELECT o_epoch, o_holder, o_token FROM " + s + ".publish(?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -111,15 +110,5 @@ final class PgTables implements Tables {
   public long epoch(String tableKey) {
     Objects.requireNonNull(tableKey, "tableKey");
     return db.query("read epoch of " + tableKey, epoch, rs -> rs.next() ? rs.getLong(1) : 0L, tableKey);
-  }
-
-  @Override
-  public Map<String, String> read(String tableKey) {
-    return seedKeys.hash(tableKey);
-  }
-
-  @Override
-  public Optional<String> read(String tableKey, String member) {
-    return Optional.ofNullable(seedKeys.hashField(tableKey, member));
   }
 }

@@ -5,6 +5,7 @@ import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import io.allot.store.spi.HashTables;
 import io.allot.store.spi.PublishArgs;
 import io.allot.store.spi.Publications;
 import io.allot.store.spi.Publications.Publication;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 
 /**
  * {@link Tables} on Redis: the table is the hash at the table key itself (the original distribution hash); its
@@ -30,7 +30,7 @@ import java.util.Optional;
  * publication that failed leaves no previous one behind, so the next is full. The hash keeps the original layout:
  * the original Go workers read it as before. Thread-safe.
  */
-final class RedisTables implements Tables {
+final class RedisTables extends HashTables {
   private static final Long FENCED = 0L;
   private static final Long STALE_MARK = 2L;
 
@@ -42,10 +42,8 @@ final class RedisTables implements Tables {
   private final Publications previous = new Publications();
 
   /** {@code hashes} reads the table hashes (the same HGETALL / HGET as the seed layout). */
-  private final SeedKeys hashes;
-
   RedisTables(RedisConnection redis, SeedKeys hashes) {
-    this.hashes = hashes;
+    super(hashes);
     this.redis = redis;
   }
 
@@ -116,15 +114,5 @@ final class RedisTables implements Tables {
     Objects.requireNonNull(tableKey, "tableKey");
     String value = redis.call("GET epoch " + tableKey, r -> r.get(RedisKeys.epoch(tableKey)));
     return value == null ? 0L : Long.parseLong(value);
-  }
-
-  @Override
-  public Map<String, String> read(String tableKey) {
-    return hashes.hash(tableKey);
-  }
-
-  @Override
-  public Optional<String> read(String tableKey, String member) {
-    return Optional.ofNullable(hashes.hashField(tableKey, member));
   }
 }
