@@ -1,6 +1,5 @@
 package io.allot.bench;
 
-import io.allot.core.assign.Assigners;
 import io.allot.server.dev.DemoMember;
 import io.allot.store.MemberMeta;
 import io.allot.store.Membership;
@@ -75,8 +74,7 @@ final class DistributorBench implements Callable<Integer> {
   /** The store, shared with the distributor process. */
   @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379?timeout=30s");
 
-  @Option(names = "--strategy", defaultValue = Assigners.DEFAULT, description = "Default ${DEFAULT-VALUE}.")
-  String strategy;
+  @Mixin StrategyOption strategy;
 
   @Option(names = "--events", defaultValue = "20", description = "Events of each kind (at least 1). Default ${DEFAULT-VALUE}.")
   int events;
@@ -120,7 +118,7 @@ final class DistributorBench implements Callable<Integer> {
     check.atLeast("--events", events, 1, "");
     check.atLeast("--steady", steadySeconds, 1, " (seconds)");
     check.atLeast("--member-ttl", memberTtlMillis, 1000, " ms");
-    check.strategy(strategy);
+    strategy.check(check);
     if (store.isMemory()) {
       throw check.bad("--store: memory cannot be shared by processes");
     }
@@ -151,7 +149,7 @@ final class DistributorBench implements Callable<Integer> {
     try {
       out.printf(Locale.ROOT, "distributor at scale: %d lease members (ttl %d ms), %d ping members, %d units, strategy %s, "
               + "store %s, poll %d ms, distributor -Xmx%s, %d cores%n", members, memberTtlMillis, pingMembers, units,
-          strategy, st.describe(), pollMillis, heap, Runtime.getRuntime().availableProcessors());
+          strategy.name, st.describe(), pollMillis, heap, Runtime.getRuntime().availableProcessors());
       out.flush();
       progress.printf("writing %d units...%n", units);
       progress.flush();
@@ -362,7 +360,7 @@ final class DistributorBench implements Callable<Integer> {
       cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     }
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), DistributorProcess.class.getName(), store.uri(null), pool,
-        unitsKey, table, strategy, Long.toString(pollMillis), "1000"));
+        unitsKey, table, strategy.name, Long.toString(pollMillis), "1000"));
     Process child = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
     CountDownLatch ready = new CountDownLatch(1);
     Thread reader = new Thread(() -> {

@@ -1,6 +1,5 @@
 package io.allot.bench;
 
-import io.allot.core.assign.Assigners;
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.ping.Pinger;
@@ -66,9 +65,7 @@ final class HandoffBench implements Callable<Integer> {
   /** The store (memory: is one store shared in-process). */
   @Mixin StoreOption store = new StoreOption("redis://127.0.0.1:6379");
 
-  @Option(names = "--strategy", paramLabel = "NAME", defaultValue = Assigners.DEFAULT,
-      description = "The distributor's assignment strategy. Default ${DEFAULT-VALUE}.")
-  String strategy;
+  @Mixin StrategyOption strategy;
 
   @Option(names = "--settle-timeout", paramLabel = "SECONDS", defaultValue = "120",
       description = "How long a phase may take to settle. Default ${DEFAULT-VALUE}.")
@@ -107,7 +104,7 @@ final class HandoffBench implements Callable<Integer> {
       closeables.add(control.notifications().subscribe(Topic.releases(pool), rec::released));
       out.printf(Locale.ROOT, "handoff bench: one JVM, %d workers + 1 joining, %d units, store %s, strategy %s, worker"
           + " settings lease 1.5 s, sync 500 ms (the defaults), maxConcurrentMoves %d, claimBatch %d; listeners stop"
-          + " and confirm at once; %d cores%n", size.workers, size.units, control.describe(), strategy, maxMoves, claimBatch,
+          + " and confirm at once; %d cores%n", size.workers, size.units, control.describe(), strategy.name, maxMoves, claimBatch,
           Runtime.getRuntime().availableProcessors());
       out.printf(Locale.ROOT, "baseline: one store round trip (ownersOf of one unit) p50 %.3f ms; on the idle store,"
           + " claimAll of %d new units p50 %.2f ms, releaseAll of them p50 %.2f ms%s%n", rtMillis, claimBatch,
@@ -120,7 +117,7 @@ final class HandoffBench implements Callable<Integer> {
       Store distStore = open(closeables);
       DistributorSettings ds = new DistributorSettings(List.of(pool), unitsKey, tableKey, Duration.ofSeconds(1),
           Duration.ofSeconds(1), DistributorSettings.DEFAULT_DOWN_AFTER, false,
-          DistributorSettings.defaultLeaderTtl(Duration.ofSeconds(1), Duration.ofSeconds(1)), strategy,
+          DistributorSettings.defaultLeaderTtl(Duration.ofSeconds(1), Duration.ofSeconds(1)), strategy.name,
           Pinger.Mode.AUTO);
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
       DistributorServer dist = new DistributorServer(distStore, ds, meters,
@@ -236,7 +233,7 @@ final class HandoffBench implements Callable<Integer> {
     check.atLeast("--settle-timeout", settleSeconds, 1, " s");
     check.atLeast("--claim-batch", claimBatch, 1, "");
     check.atLeast("--max-moves", maxMoves, 1, "");
-    check.strategy(strategy);
+    strategy.check(check);
   }
 
   /** A store handle of its own (the shared one for memory:), closed with the run. */

@@ -1,6 +1,5 @@
 package io.allot.bench;
 
-import io.allot.core.assign.Assigners;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -27,15 +26,6 @@ final class OptionChecks {
   void atLeast(String name, long value, long min, String unit) {
     if (value < min) {
       throw bad(name + " must be at least " + min + unit + ", got " + value);
-    }
-  }
-
-  /** {@code --strategy} must name a strategy of {@link Assigners#byName}. */
-  void strategy(String name) {
-    try {
-      Assigners.byName(name);
-    } catch (IllegalArgumentException e) {
-      throw bad("--strategy: " + e.getMessage());
     }
   }
 

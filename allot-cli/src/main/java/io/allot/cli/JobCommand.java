@@ -1,5 +1,6 @@
 package io.allot.cli;
 
+import io.allot.jobs.AttemptListener;
 import io.allot.jobs.AttemptOutcome;
 import io.allot.jobs.JobWorker;
 import io.allot.server.config.GoDuration;
@@ -30,6 +31,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.function.DoubleConsumer;
+import java.util.function.Function;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -75,6 +78,60 @@ final class JobCommand extends ParentCommand {
       } catch (IllegalArgumentException e) {
         s.close();
         throw new BadInputException("--queue: " + e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * What the worker and the dispatcher share: the queue (opened on a shared store), the event lines, the lock per
+   * claimed job and the rate limit.
+   */
+  static final class ClaimOptions {
+    @Mixin QueueOptions q;
+
+    @Option(names = {"-lock-ttl", "--lock-ttl"}, paramLabel = "DURATION", defaultValue = "30s",
+        description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
+    String lockTtl;
+
+    Duration lockTtl() {
+      return GoDuration.parsePositive(lockTtl, "--lock-ttl");
+    }
+
+    @Option(names = {"-rate-limit", "--rate-limit"}, paramLabel = "RATE", defaultValue = "-1",
+        description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start. Default: left as it is.")
+    double rateLimit;
+
+    /** Passes the rate limit to {@code set} if one was given. */
+    void rateLimit(DoubleConsumer set) {
+      if (rateLimit >= 0) {
+        set.accept(rateLimit);
+      }
+    }
+
+    @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
+    Path events;
+
+    /**
+     * Prints, and appends to --events, a line per attempt end, {@code <epoch-ms> <word> <key> <token>}, followed by
+     * where it ran if {@code withRanBy}.
+     */
+    AttemptListener eventLines(PrintWriter out, boolean withRanBy) {
+      WorkerCommand.EventLog log = new WorkerCommand.EventLog(out, events);
+      return end -> log.line(word(end.outcome()) + " " + end.key() + " " + end.token()
+          + (withRanBy ? " " + end.ranBy() : ""));
+    }
+
+    /**
+     * Opens the queue on {@code s} (from {@link QueueOptions#openShared}) and builds on it; a setting the builder
+     * refuses closes the store and is bad input naming it.
+     */
+    <T> T build(Store s, Function<JobQueue, T> build) {
+      JobQueue queue = q.open(s);
+      try {
+        return build.apply(queue);
+      } catch (IllegalArgumentException e) {
+        s.close();
+        throw new BadInputException(e.getMessage());
       }
     }
   }
@@ -225,7 +282,10 @@ final class JobCommand extends ParentCommand {
     /** After {@link #apply}: refuses (exit 2) if the store left some of {@code keys} as they were, naming them. */
     void leftAlone(JobQueue queue, List<String> keys) {}
 
-    abstract String verb();
+    /** The subcommand's name (retry, ignore): the verb of its messages and its client name. */
+    String verb() {
+      return spec.name();
+    }
 
     @Override
     public Integer call() {
@@ -261,11 +321,6 @@ final class JobCommand extends ParentCommand {
     int apply(JobQueue queue, List<String> keys) {
       return queue.retry(keys);
     }
-
-    @Override
-    String verb() {
-      return "retry";
-    }
   }
 
   @Command(name = "ignore", description = "Marks jobs ignored (70). Exit 1 if a key is missing; exit 2, nothing changed, if one"
@@ -299,11 +354,6 @@ final class JobCommand extends ParentCommand {
     int apply(JobQueue queue, List<String> keys) {
       return queue.ignore(keys);
     }
-
-    @Override
-    String verb() {
-      return "ignore";
-    }
   }
 
   @Command(name = "worker", description = {
@@ -315,11 +365,7 @@ final class JobCommand extends ParentCommand {
       "Runs until SIGTERM or 'quit' on standard input; then drains (running jobs finish)."})
   static final class Worker implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin QueueOptions q;
-
-    @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
-    Path events;
-
+    @Mixin ClaimOptions c;
     @Mixin ReferenceWork work;
 
     @Option(names = {"-concurrency", "--concurrency"}, paramLabel = "N", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
@@ -328,47 +374,31 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
     int batch;
 
-    @Option(names = {"-lock-ttl", "--lock-ttl"}, paramLabel = "DURATION", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
-    String lockTtl;
-
     @Option(names = {"-poll-interval", "--poll-interval"}, paramLabel = "DURATION", defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")
     String pollInterval;
 
     @Option(names = {"-backoff", "--backoff"}, paramLabel = "DURATION", defaultValue = "1s", description = "Wait after a failed attempt (doubling, at most 10m). Default ${DEFAULT-VALUE}.")
     String backoff;
 
-    @Option(names = {"-rate-limit", "--rate-limit"}, paramLabel = "RATE", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s over all workers; 0 = none) at start. Default: left as it is.")
-    double rateLimit;
-
     @Override
     public Integer call() throws Exception {
       work.check();
-      Duration ttl = GoDuration.parsePositive(lockTtl, "--lock-ttl");
+      Duration ttl = c.lockTtl();
       Duration poll = GoDuration.parsePositive(pollInterval, "--poll-interval");
       Duration firstWait = GoDuration.parse(backoff, "--backoff");
-      WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      Store s = q.openShared("allot-jobs-worker", spec.commandLine().getErr());
-      JobQueue queue = q.open(s);
-      JobWorker.Builder b;
-      try {
-        b = JobWorker.builder(queue, t -> work.run(t.data(), t.attempt())).listener(end -> {
-          synchronized (log) {
-            log.line(System.currentTimeMillis(), word(end.outcome()) + " " + end.key() + " " + end.token());
-          }
-        }).concurrency(concurrency).lockTtl(ttl).pollInterval(poll)
+      AttemptListener lines = c.eventLines(spec.commandLine().getOut(), false);
+      Store s = c.q.openShared("allot-jobs-worker", spec.commandLine().getErr());
+      JobWorker worker = c.build(s, queue -> {
+        JobWorker.Builder b = JobWorker.builder(queue, t -> work.run(t.data(), t.attempt())).listener(lines)
+            .concurrency(concurrency).lockTtl(ttl).pollInterval(poll)
             .backoff(new io.allot.jobs.Backoff(firstWait, 2.0, Duration.ofMinutes(10).compareTo(firstWait) < 0
                 ? firstWait : Duration.ofMinutes(10)));
         if (batch > 0) {
           b.batchSize(batch);
         }
-        if (rateLimit >= 0) {
-          b.rateLimit(rateLimit);
-        }
-      } catch (IllegalArgumentException e) {
-        s.close();
-        throw new BadInputException(e.getMessage());
-      }
-      JobWorker worker = b.build();
+        c.rateLimit(b::rateLimit);
+        return b.build();
+      });
       CountDownLatch done = closeOnShutdown("allot-jobs-worker-shutdown", worker, s);
       worker.start();
       Thread commands = new Thread(() -> {
@@ -429,7 +459,7 @@ final class JobCommand extends ParentCommand {
       "  <epoch-ms> done|failed|ignored|rejected|unknown <key> <token> <endpoint>"})
   static final class Dispatcher implements Callable<Integer> {
     @Spec CommandSpec spec;
-    @Mixin QueueOptions q;
+    @Mixin ClaimOptions c;
 
     @Option(names = {"-endpoints", "--endpoints"}, paramLabel = "ADDRESS", split = ",",
         description = "The endpoints to push to. Or --pool.")
@@ -438,52 +468,30 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-pool", "--pool"}, paramLabel = "NAME", description = "Push to the live members of this allot pool.")
     String pool;
 
-    @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every line to FILE.")
-    Path events;
-
-    @Option(names = {"-lock-ttl", "--lock-ttl"}, paramLabel = "DURATION", defaultValue = "30s", description = "Lock per claimed job. Default ${DEFAULT-VALUE}.")
-    String lockTtl;
-
     @Option(names = {"-lease-ttl", "--lease-ttl"}, paramLabel = "DURATION", defaultValue = "10s", description = "Leadership lease. Default ${DEFAULT-VALUE}.")
     String leaseTtl;
 
     @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
     int batch;
 
-    @Option(names = {"-rate-limit", "--rate-limit"}, paramLabel = "RATE", defaultValue = "-1", description = "Sets the queue's rate limit (jobs/s; 0 = none) at start. Default: left as it is.")
-    double rateLimit;
-
     @Override
     public Integer call() throws Exception {
       if ((endpoints == null) == (pool == null)) {
         throw new BadInputException("give either --endpoints HOST:PORT,... or --pool NAME");
       }
-      Duration lock = GoDuration.parsePositive(lockTtl, "--lock-ttl");
+      Duration lock = c.lockTtl();
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
-      WorkerCommand.EventLog log = new WorkerCommand.EventLog(spec.commandLine().getOut(), events);
-      Store s = q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
-      JobQueue queue = q.open(s);
-      io.allot.jobs.JobDispatcher d;
-      try {
+      AttemptListener lines = c.eventLines(spec.commandLine().getOut(), true);
+      Store s = c.q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
+      io.allot.jobs.JobDispatcher d = c.build(s, queue -> {
         io.allot.jobs.EndpointSource source = endpoints != null
             ? io.allot.jobs.EndpointSource.fixed(endpoints)
             : io.allot.jobs.EndpointSource.members(s.membership(pool), s.clock());
         io.allot.jobs.JobDispatcher.Builder b = io.allot.jobs.JobDispatcher.builder(queue, source)
-            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch)
-            .listener(end -> {
-              synchronized (log) {
-                log.line(System.currentTimeMillis(), word(end.outcome()) + " " + end.key() + " " + end.token() + " "
-                    + end.ranBy());
-              }
-            });
-        if (rateLimit >= 0) {
-          b.rateLimit(rateLimit);
-        }
-        d = b.build();
-      } catch (IllegalArgumentException e) {
-        s.close();
-        throw new BadInputException(e.getMessage());
-      }
+            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines);
+        c.rateLimit(b::rateLimit);
+        return b.build();
+      });
       CountDownLatch done = closeOnShutdown("allot-jobs-dispatcher-shutdown", d, s);
       d.start();
       done.await();

@@ -39,13 +39,7 @@ import picocli.CommandLine.Spec;
         TaskCommand.Get.class, TaskCommand.ListTasks.class})
 final class TaskCommand extends ParentCommand {
   /** The options every task subcommand takes. */
-  static final class TaskOptions {
-    @Mixin StoreOption store;
-
-    @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true,
-        description = "The pool (a services list key of the server).")
-    String pool;
-
+  static final class TaskOptions extends PoolOptions {
     @Option(names = {"-distribution-namespace", "--distribution-namespace"}, paramLabel = "KEY",
         defaultValue = "sys-matching-table",
         description = "The table the distributor publishes (statuses read it; a pool is known when a distributor "

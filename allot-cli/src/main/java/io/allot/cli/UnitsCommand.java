@@ -35,14 +35,8 @@ final class UnitsCommand extends ParentCommand {
   /** The longest unit name this command writes. */
   static final int MAX_UNIT_CHARS = 200;
 
-  /** The options every units subcommand takes. */
-  static final class UnitsOptions {
-    @Mixin StoreOption store;
-
-    @Option(names = {"-pool", "--pool"}, paramLabel = "POOL", required = true,
-        description = "The pool (a services list key of the server) whose units these are.")
-    String pool;
-
+  /** The options every units subcommand takes: the store, the pool whose units these are, the units list. */
+  static final class UnitsOptions extends PoolOptions {
     @Option(names = {"-workunits-namespace", "--workunits-namespace"}, paramLabel = "KEY",
         defaultValue = "sys-channels",
         description = "The units list key (the server's -workunits-namespace). Default ${DEFAULT-VALUE}.")
@@ -123,20 +117,24 @@ final class UnitsCommand extends ParentCommand {
     }
   }
 
-  @Command(name = "add", description = {
-      "Adds UNIT... to the units list.",
-      "Each unit not listed yet is added at the head (as the original's LPUSH), in the order given; one listed "
-          + "already is left as it is. "
-          + "Refused, with nothing written, for a pool whose units come from its long-running tasks."})
-  static final class Add extends Op {
-    @Parameters(paramLabel = "UNIT", arity = "1..*", description = "A unit name (1 to 200 characters, no ',').")
+  /** add and remove: the units named, all checked ({@link #checkUnits}) before the store is opened. */
+  abstract static class Edit extends Op {
+    @Parameters(paramLabel = "UNIT", arity = "1..*",
+        description = "A unit name (1 to " + MAX_UNIT_CHARS + " characters, no ',').")
     List<String> units;
 
     @Override
     void check() {
       checkUnits(units);
     }
+  }
 
+  @Command(name = "add", description = {
+      "Adds UNIT... to the units list.",
+      "Each unit not listed yet is added at the head (as the original's LPUSH), in the order given; one listed "
+          + "already is left as it is. "
+          + "Refused, with nothing written, for a pool whose units come from its long-running tasks."})
+  static final class Add extends Edit {
     @Override
     void apply(Store s, PrintWriter out, PrintWriter err) {
       int tasks = taskCount(s);
@@ -159,15 +157,7 @@ final class UnitsCommand extends ParentCommand {
       "Removes UNIT... from the units list.",
       "A unit not in the list is reported and left out; the distributor takes the removed units from their owners. "
           + "Removing the last unit leaves the table as it is (an empty units list keeps it, as the original did)."})
-  static final class Remove extends Op {
-    @Parameters(paramLabel = "UNIT", arity = "1..*", description = "A unit name.")
-    List<String> units;
-
-    @Override
-    void check() {
-      checkUnits(units);
-    }
-
+  static final class Remove extends Edit {
     @Override
     void apply(Store s, PrintWriter out, PrintWriter err) {
       List<String> removed = new ArrayList<>();

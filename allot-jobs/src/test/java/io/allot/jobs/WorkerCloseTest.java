@@ -10,12 +10,15 @@ import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
 import io.allot.store.memory.MemoryStore;
 import io.allot.store.postgres.PostgresStore;
+import io.allot.store.spi.Proxies;
 import io.allot.testkit.PostgresSchema;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.lang.reflect.InvocationTargetException;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,14 +47,28 @@ class WorkerCloseTest {
     return q;
   }
 
-  /** The job once nobody holds it any more (a job still PROCESSING after close would wait for its lock). */
-  private static Job settled(JobQueue q, String key) {
-    await().atMost(PATIENCE).until(() -> q.get(key).orElseThrow().status() != JobStatus.PROCESSING);
-    return q.get(key).orElseThrow();
+  /**
+   * Each job, once nobody holds it any more (a job still PROCESSING after close would wait for its lock), is todo
+   * again with its attempt unused and no error: given back.
+   */
+  private static void assertGivenBack(JobQueue q, String... keys) {
+    for (String key : keys) {
+      await().atMost(PATIENCE).until(() -> q.get(key).orElseThrow().status() != JobStatus.PROCESSING);
+      Job j = q.get(key).orElseThrow();
+      assertThat(j.status()).as(key).isEqualTo(JobStatus.TODO);
+      assertThat(j.attempts()).as(key).isZero();
+      assertThat(j.lastError()).as(key).isEmpty();
+    }
   }
 
+  /** A test run once on the memory store and once on PostgreSQL (a schema of its own): its argument names which. */
+  @Target(ElementType.METHOD)
+  @Retention(RetentionPolicy.RUNTIME)
   @ParameterizedTest
   @ValueSource(strings = {"memory", "postgresql"})
+  @interface OnEveryStore {}
+
+  @OnEveryStore
   void handlersInterruptedByCloseGiveTheirJobsBackWithoutUsingTheAttempt(String store) throws Exception {
     try (Closer closer = new Closer()) {
       JobQueue q = lastAttempts(open(store, closer).jobQueue("interrupted"), "running", "waiting");
@@ -66,12 +83,7 @@ class WorkerCloseTest {
       assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
       await().atMost(PATIENCE).until(() -> w.running() == 2); // one runs, one waits for the handler
       w.close();
-      for (String key : List.of("running", "waiting")) {
-        Job j = settled(q, key);
-        assertThat(j.status()).as(key).isEqualTo(JobStatus.TODO);
-        assertThat(j.attempts()).as(key).isZero();
-        assertThat(j.lastError()).as(key).isEmpty();
-      }
+      assertGivenBack(q, "running", "waiting");
       assertThat(ends.byOutcome).isEmpty(); // given back: no attempt ended, none failed
       await().atMost(PATIENCE).until(() -> meters.get("allot.queue.given_back").counter().count() == 2.0);
       // and the next claim gets it, on its first attempt, with a larger token
@@ -83,8 +95,7 @@ class WorkerCloseTest {
     }
   }
 
-  @ParameterizedTest
-  @ValueSource(strings = {"memory", "postgresql"})
+  @OnEveryStore
   void aClaimStillInFlightAtCloseGivesItsJobsBack(String store) throws Exception {
     try (Closer closer = new Closer()) {
       JobQueue real = lastAttempts(open(store, closer).jobQueue("racing"), "a", "b");
@@ -96,11 +107,7 @@ class WorkerCloseTest {
       assertThat(claiming.await(10, TimeUnit.SECONDS)).isTrue();
       w.close(); // the claim is still in flight: close gives up waiting for it and shuts the handler pool
       answer.countDown(); // now the claim locks both jobs and returns them to a closed worker
-      for (String key : List.of("a", "b")) {
-        Job j = settled(real, key);
-        assertThat(j.status()).as(key).isEqualTo(JobStatus.TODO);
-        assertThat(j.attempts()).as(key).isZero();
-      }
+      assertGivenBack(real, "a", "b");
       assertThat(real.claim("next", 2, LONG_LOCK)).extracting(c -> c.attempt()).containsExactly(1, 1);
     }
   }
@@ -113,11 +120,7 @@ class WorkerCloseTest {
             claiming.countDown();
             answer.await();
           }
-          try {
-            return m.invoke(q, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
+          return Proxies.invoke(q, m, args);
         });
   }
 }

@@ -4,17 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.memory.MemoryStore;
 import io.allot.worker.Divider;
+import io.allot.testkit.DurationBounds;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.BiFunction;
-import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** Issue 18: every Duration setting of the task runner is bounded, and a value out of bounds is refused naming it. */
 class DurationBoundsTest {
-  private static final Duration FAR = Duration.ofDays(300_000); // past Duration.toNanos()'s ~292 years
   private final MemoryStore mem = new MemoryStore();
 
   @AfterEach
@@ -28,19 +24,7 @@ class DurationBoundsTest {
 
   @Test
   void aDurationPastItsBoundOrNegativeIsRefusedNamingTheSetting() {
-    Map<String, BiFunction<TaskRunner.Builder, Duration, TaskRunner.Builder>> settings = new LinkedHashMap<>();
-    settings.put("failureWindow", TaskRunner.Builder::failureWindow);
-    settings.put("backoff", (b, d) -> b.backoff(d).maxBackoff(Duration.ofDays(30)));
-    settings.put("maxBackoff", TaskRunner.Builder::maxBackoff);
-    settings.put("specRefresh", TaskRunner.Builder::specRefresh);
-    SoftAssertions soft = new SoftAssertions();
-    settings.forEach((name, setter) -> {
-      for (Duration bad : new Duration[] {FAR, Duration.ofSeconds(Long.MAX_VALUE), Duration.ofMillis(-1)}) {
-        soft.assertThatThrownBy(() -> setter.apply(valid(), bad).build()).as(name + " = " + bad)
-            .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(name);
-      }
-    });
-    soft.assertAll();
+    DurationBounds.of(TaskRunner.Builder.class, this::valid, TaskRunner.Builder::build).assertEverySettingBounded();
   }
 
   @Test

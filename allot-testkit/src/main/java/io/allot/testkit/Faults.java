@@ -1,10 +1,9 @@
 package io.allot.testkit;
 
 import io.allot.store.StoreUnavailableException;
+import io.allot.store.spi.Proxies;
 import io.allot.testkit.FaultyStore.Availability;
 import io.allot.testkit.FaultyStore.Interceptor;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.util.Map;
 import java.util.Objects;
@@ -62,16 +61,8 @@ final class Faults {
           && !UNFAULTED.contains(call)) {
         before(OVERLOADS.getOrDefault(call + "/" + method.getParameterCount(), call));
       }
-      return invoke(method, delegate, args);
+      return Proxies.invoke(delegate, method, args);
     }));
-  }
-
-  private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
   }
 
   /** Applies the mode and the interceptor to the call named {@code call}. */

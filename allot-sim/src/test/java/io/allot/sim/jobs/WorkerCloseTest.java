@@ -9,7 +9,7 @@ import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
 import io.allot.store.memory.MemoryStore;
-import java.lang.reflect.InvocationTargetException;
+import io.allot.store.spi.Proxies;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
@@ -58,11 +58,7 @@ class WorkerCloseTest {
             claiming.countDown();
             gate.await(); // the claim is in flight while the worker closes
           }
-          try {
-            return m.invoke(real, args);
-          } catch (InvocationTargetException e) {
-            throw e.getCause();
-          }
+          return Proxies.invoke(real, m, args);
         });
     JobWorker w = JobWorker.builder(slow, job -> new CountDownLatch(1).await()).concurrency(2).prefetch(0)
         .lockTtl(Duration.ofMinutes(1)).drainTimeout(DRAIN).pollInterval(Duration.ofMillis(10)).build().start();

@@ -1,8 +1,7 @@
 package io.allot.store.postgres;
 
 import io.allot.store.StoreUnavailableException;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
+import io.allot.store.spi.Proxies;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -28,7 +27,7 @@ final class PgBorrowed {
   static DataSource resetting(DataSource source) {
     return (DataSource) Proxy.newProxyInstance(PgBorrowed.class.getClassLoader(), new Class<?>[] {DataSource.class},
         (proxy, method, args) -> {
-          Object result = invoke(source, method, args);
+          Object result = Proxies.invoke(source, method, args);
           return result instanceof Connection c && method.getName().equals("getConnection") ? resetting(c) : result;
         });
   }
@@ -53,16 +52,8 @@ final class PgBorrowed {
             c.close();
             return null;
           }
-          return invoke(c, method, args);
+          return Proxies.invoke(c, method, args);
         });
-  }
-
-  private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-    try {
-      return method.invoke(target, args);
-    } catch (InvocationTargetException e) {
-      throw e.getCause();
-    }
   }
 
   /**

@@ -5,13 +5,14 @@ import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import io.allot.store.spi.HashTables;
 import io.allot.store.spi.PublishArgs;
-import java.util.ArrayList;
+import io.allot.store.spi.Publications;
+import io.allot.store.spi.Publications.Publication;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link Tables} on the hash tables of {@link PgSeedKeys} (fields with their {@code writer_group}), {@code epochs}
@@ -26,27 +27,23 @@ import java.util.concurrent.ConcurrentHashMap;
  * changes and the full table is sent. A publication that failed leaves no previous one behind, so the next is full.
  * Either way only rows whose value changes are written. Thread-safe.
  */
-final class PgTables implements Tables {
+final class PgTables extends HashTables {
   private final PgJdbc db;
   private final PgChannels channels;
-  private final SeedKeys seedKeys;
   private final String publish;
   private final String publishChanges;
   private final String epoch;
   /**
    * The last successful publication of each (table key, pool) by this client, removed while a publication of it is
-   * in flight. Guarded by being a concurrent map of immutable values.
+   * in flight. Thread-safe (Publications).
    */
-  private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
-
-  /** A publication this client made: under which lease, the epoch it got, and the fields it wrote. */
-  private record Previous(Lease lease, long epoch, Map<String, String> fields) {}
+  private final Publications previous = new Publications();
 
   /** {@code s}: the quoted schema; {@code seedKeys}: where tables are read (a table is a hash). */
   PgTables(PgJdbc db, PgChannels channels, SeedKeys seedKeys, String s) {
+    super(seedKeys);
     this.db = db;
     this.channels = channels;
-    this.seedKeys = seedKeys;
     publish = "SELECT o_epoch, o_holder, o_token FROM " + s + ".publish(?, ?, ?, ?, ?, ?, ?, ?, ?)";
     publishChanges = "SELECT o_epoch, o_holder, o_token, o_stale FROM " + s
         + ".publish_changes(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -60,17 +57,16 @@ final class PgTables implements Tables {
   public long publish(Lease lease, String tableKey, String pool, Map<String, String> fields) {
     Map<String, String> snapshot = PublishArgs.check(lease, tableKey, pool, fields);
     PgChannels.Note note = channels.noteForLong(Topic.table(tableKey));
-    String cacheKey = tableKey + "\u0000" + pool;
-    Previous prev = previous.remove(cacheKey);
+    Publication prev = previous.take(lease, tableKey, pool);
     Outcome out = null;
-    if (prev != null && prev.lease().equals(lease)) {
+    if (prev != null) {
       out = publishChanges(lease, tableKey, pool, note, prev, snapshot);
     }
     if (out == null || out.stale()) {
       out = publishAll(lease, tableKey, pool, note, snapshot);
     }
     if (out.epoch() != null) {
-      previous.put(cacheKey, new Previous(lease, out.epoch(), snapshot));
+      previous.put(lease, tableKey, pool, out.epoch(), snapshot);
       return out.epoch();
     }
     Optional<Lease> current = out.holder() == null
@@ -95,30 +91,18 @@ final class PgTables implements Tables {
     }, lease.name(), lease.holder(), lease.token(), tableKey, pool, names, values, note.pgChannel(), note.payload());
   }
 
-  private Outcome publishChanges(Lease lease, String tableKey, String pool, PgChannels.Note note, Previous prev,
+  private Outcome publishChanges(Lease lease, String tableKey, String pool, PgChannels.Note note, Publication prev,
       Map<String, String> fields) {
-    List<String> dropped = new ArrayList<>();
-    prev.fields().keySet().forEach(f -> {
-      if (!fields.containsKey(f)) {
-        dropped.add(f);
-      }
-    });
-    List<String> names = new ArrayList<>();
-    List<String> values = new ArrayList<>();
-    fields.forEach((f, v) -> {
-      String old = prev.fields().get(f);
-      if (old != v && !v.equals(old)) { // the same instance first: callers pass unchanged values along
-        names.add(f);
-        values.add(v);
-      }
-    });
+    List<String> dropped = prev.dropped(fields);
+    Map<String, String> changed = prev.changed(fields);
     return db.query("publish changes into " + tableKey, publishChanges, rs -> {
       rs.next();
       long epoch = rs.getLong(1);
       Long e = rs.wasNull() ? null : epoch;
       return new Outcome(e, rs.getString(2), rs.getLong(3), rs.getBoolean(4));
     }, lease.name(), lease.holder(), lease.token(), tableKey, pool, prev.epoch(), (long) prev.fields().size(),
-        dropped.toArray(new String[0]), names.toArray(new String[0]), values.toArray(new String[0]),
+        dropped.toArray(new String[0]), changed.keySet().toArray(new String[0]),
+        changed.values().toArray(new String[0]),
         note.pgChannel(), note.payload());
   }
 
@@ -126,15 +110,5 @@ final class PgTables implements Tables {
   public long epoch(String tableKey) {
     Objects.requireNonNull(tableKey, "tableKey");
     return db.query("read epoch of " + tableKey, epoch, rs -> rs.next() ? rs.getLong(1) : 0L, tableKey);
-  }
-
-  @Override
-  public Map<String, String> read(String tableKey) {
-    return seedKeys.hash(tableKey);
-  }
-
-  @Override
-  public Optional<String> read(String tableKey, String member) {
-    return Optional.ofNullable(seedKeys.hashField(tableKey, member));
   }
 }

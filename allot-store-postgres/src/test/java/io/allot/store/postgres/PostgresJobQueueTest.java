@@ -13,6 +13,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -64,24 +66,10 @@ class PostgresJobQueueTest extends JobQueueContractTest {
    */
   @Test
   void aPurgeWaitingOnAJobRetriedMeanwhileLeavesItAlone() throws Exception {
-    String queue = "purge-race";
-    JobQueue q = STORES.store().jobQueue(queue);
-    q.enqueue(List.of(NewJob.of("k"), NewJob.of("old")));
-    for (ClaimedJob c : q.claim("w", 2, Duration.ofMinutes(1))) {
-      q.finish(c.key(), c.token());
-    }
-    try (Connection t1 = TestSchema.raw()) {
-      t1.setAutoCommit(false);
-      try (Statement st = t1.createStatement()) { // the retry's statement, not committed yet
-        st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET status = 0, attempts = 0, due_at = clock_timestamp()"
-            + ", updated_at = clock_timestamp() WHERE queue = '" + queue + "' AND key = 'k'");
-      }
-      java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
-          () -> STORES.peer().jobQueue(queue).purge(Duration.ZERO, 10));
-      awaitAPurgeWaitingForARowLock();
-      t1.commit();
-      assertThat(purge.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("only the job still final").isEqualTo(1);
-    }
+    JobQueue q = twoFinishedJobs("purge-race");
+    // the retry's statement
+    assertThat(purgeWhileKIsUpdated(q, "status = 0, attempts = 0, due_at = clock_timestamp(), updated_at = "
+        + "clock_timestamp()", Duration.ZERO)).as("only the job still final").isEqualTo(1);
     assertThat(q.get("k")).as("the retried job is kept").get().extracting(j -> j.status().code()).isEqualTo(0);
     assertThat(q.get("old")).isEmpty();
   }
@@ -93,30 +81,45 @@ class PostgresJobQueueTest extends JobQueueContractTest {
    */
   @Test
   void aPurgeWaitingOnAJobFinishedAgainMeanwhileLeavesItAlone() throws Exception {
-    String queue = "purge-age-race";
-    JobQueue q = STORES.store().jobQueue(queue);
+    JobQueue q = twoFinishedJobs("purge-age-race");
+    try (Connection age = TestSchema.raw(); Statement st = age.createStatement()) { // both finished two hours ago
+      st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET updated_at = clock_timestamp() - interval '2 hours'"
+          + " WHERE queue = '" + q.name() + "'");
+    }
+    // retried, claimed and finished again: final, changed now
+    assertThat(purgeWhileKIsUpdated(q, "status = 50, updated_at = clock_timestamp()", Duration.ofHours(1)))
+        .as("only the job still old").isEqualTo(1);
+    assertThat(q.get("k")).as("the job finished again just now is kept").isPresent();
+    assertThat(q.get("old")).isEmpty();
+  }
+
+  /** The queue {@code name} holding the jobs 'k' and 'old', both claimed and finished. */
+  private static JobQueue twoFinishedJobs(String name) {
+    JobQueue q = STORES.store().jobQueue(name);
     q.enqueue(List.of(NewJob.of("k"), NewJob.of("old")));
     for (ClaimedJob c : q.claim("w", 2, Duration.ofMinutes(1))) {
       q.finish(c.key(), c.token());
     }
-    try (Connection age = TestSchema.raw(); Statement st = age.createStatement()) { // both finished two hours ago
-      st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET updated_at = clock_timestamp() - interval '2 hours'"
-          + " WHERE queue = '" + queue + "'");
-    }
+    return q;
+  }
+
+  /**
+   * The race: T1 sets {@code set} on job 'k' and does not commit; a purge of jobs older than {@code age} runs on the
+   * peer store, waits for k's row; T1 commits. Returns the purge's count.
+   */
+  private static int purgeWhileKIsUpdated(JobQueue q, String set, Duration age) throws Exception {
     try (Connection t1 = TestSchema.raw()) {
       t1.setAutoCommit(false);
-      try (Statement st = t1.createStatement()) { // retried, claimed and finished again: final, changed now
-        st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET status = 50, updated_at = clock_timestamp()"
-            + " WHERE queue = '" + queue + "' AND key = 'k'");
+      try (Statement st = t1.createStatement()) {
+        st.executeUpdate("UPDATE " + SCHEMA.quoted() + ".jobs SET " + set + " WHERE queue = '" + q.name()
+            + "' AND key = 'k'");
       }
-      java.util.concurrent.CompletableFuture<Integer> purge = java.util.concurrent.CompletableFuture.supplyAsync(
-          () -> STORES.peer().jobQueue(queue).purge(Duration.ofHours(1), 10));
+      CompletableFuture<Integer> purge = CompletableFuture.supplyAsync(
+          () -> STORES.peer().jobQueue(q.name()).purge(age, 10));
       awaitAPurgeWaitingForARowLock();
       t1.commit();
-      assertThat(purge.get(10, java.util.concurrent.TimeUnit.SECONDS)).as("only the job still old").isEqualTo(1);
+      return purge.get(10, TimeUnit.SECONDS);
     }
-    assertThat(q.get("k")).as("the job finished again just now is kept").isPresent();
-    assertThat(q.get("old")).isEmpty();
   }
 
   /** Waits until a purge (a DELETE of this schema's jobs) waits for a row lock. */

@@ -5,14 +5,15 @@ import io.allot.store.Lease;
 import io.allot.store.SeedKeys;
 import io.allot.store.Tables;
 import io.allot.store.Topic;
+import io.allot.store.spi.HashTables;
 import io.allot.store.spi.PublishArgs;
+import io.allot.store.spi.Publications;
+import io.allot.store.spi.Publications.Publication;
 import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@link Tables} on Redis: the table is the hash at the table key itself (the original distribution hash); its
@@ -29,25 +30,21 @@ import java.util.concurrent.ConcurrentHashMap;
  * publication that failed leaves no previous one behind, so the next is full. The hash keeps the original layout:
  * the original Go workers read it as before. Thread-safe.
  */
-final class RedisTables implements Tables {
+final class RedisTables extends HashTables {
   private static final Long FENCED = 0L;
   private static final Long STALE_MARK = 2L;
 
   private final RedisConnection redis;
-  private final SeedKeys hashes;
   /**
    * The last successful publication of each (table key, pool) by this client, removed while a publication of it is
-   * in flight. Guarded by being a concurrent map of immutable values.
+   * in flight. Thread-safe (Publications).
    */
-  private final ConcurrentHashMap<String, Previous> previous = new ConcurrentHashMap<>();
-
-  /** A publication this client made: under which lease, the epoch it got, and the fields it wrote. */
-  private record Previous(Lease lease, long epoch, Map<String, String> fields) {}
+  private final Publications previous = new Publications();
 
   /** {@code hashes} reads the table hashes (the same HGETALL / HGET as the seed layout). */
   RedisTables(RedisConnection redis, SeedKeys hashes) {
+    super(hashes);
     this.redis = redis;
-    this.hashes = hashes;
   }
 
   @Override
@@ -56,16 +53,15 @@ final class RedisTables implements Tables {
     String[] keys = redis.sameSlot("publish into '" + tableKey + "'", tableKey, tableKey, RedisKeys.epoch(tableKey),
         RedisKeys.poolFields(tableKey, pool), RedisKeys.owners(tableKey), RedisKeys.lease(lease.name()),
         RedisKeys.marks(tableKey));
-    String cacheKey = tableKey + "\u0000" + pool;
-    Previous prev = previous.remove(cacheKey);
+    Publication prev = previous.take(lease, tableKey, pool);
     Long epoch = null;
-    if (prev != null && prev.lease().equals(lease)) {
+    if (prev != null) {
       epoch = publishChanges(lease, tableKey, pool, keys, prev, snapshot);
     }
     if (epoch == null) {
       epoch = publishAll(lease, tableKey, pool, keys, snapshot);
     }
-    previous.put(cacheKey, new Previous(lease, epoch, snapshot));
+    previous.put(lease, tableKey, pool, epoch, snapshot);
     return epoch;
   }
 
@@ -84,14 +80,9 @@ final class RedisTables implements Tables {
   }
 
   /** The difference to {@code prev}; returns the epoch, null if the store no longer holds {@code prev}. */
-  private Long publishChanges(Lease lease, String tableKey, String pool, String[] keys, Previous prev,
+  private Long publishChanges(Lease lease, String tableKey, String pool, String[] keys, Publication prev,
       Map<String, String> fields) {
-    List<String> dropped = new ArrayList<>();
-    prev.fields().keySet().forEach(f -> {
-      if (!fields.containsKey(f)) {
-        dropped.add(f);
-      }
-    });
+    List<String> dropped = prev.dropped(fields);
     List<String> args = new ArrayList<>();
     args.add(RedisLeadership.value(lease));
     args.add(pool);
@@ -99,12 +90,9 @@ final class RedisTables implements Tables {
     args.add(Long.toString(prev.epoch()));
     args.add(Integer.toString(dropped.size()));
     args.addAll(dropped);
-    fields.forEach((f, v) -> {
-      String old = prev.fields().get(f);
-      if (old != v && !v.equals(old)) { // the same instance first: callers pass unchanged values along
-        args.add(f);
-        args.add(v);
-      }
+    prev.changed(fields).forEach((f, v) -> {
+      args.add(f);
+      args.add(v);
     });
     List<Object> result = redis.run("publish changes into " + tableKey, Scripts.PUBLISH_CHANGES,
         ScriptOutputType.MULTI, keys, args.toArray(new String[0]));
@@ -126,15 +114,5 @@ final class RedisTables implements Tables {
     Objects.requireNonNull(tableKey, "tableKey");
     String value = redis.call("GET epoch " + tableKey, r -> r.get(RedisKeys.epoch(tableKey)));
     return value == null ? 0L : Long.parseLong(value);
-  }
-
-  @Override
-  public Map<String, String> read(String tableKey) {
-    return hashes.hash(tableKey);
-  }
-
-  @Override
-  public Optional<String> read(String tableKey, String member) {
-    return Optional.ofNullable(hashes.hashField(tableKey, member));
   }
 }
