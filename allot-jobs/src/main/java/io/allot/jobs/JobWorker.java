@@ -295,7 +295,16 @@ public final class JobWorker implements AutoCloseable {
     }
     handleTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
     if (error != null && interrupting) { // stopped by close's interrupt: not a failure of the job
-      giveBack.giveBack(List.of(lock), "interrupted by close after the drain timeout");
+      // the interrupt is close's own and has done its work: the give-back's store call must not see it (a client
+      // that honours interrupts, e.g. HikariCP waiting for a connection, would refuse the call: seen in CI)
+      boolean interrupted = Thread.interrupted();
+      try {
+        giveBack.giveBack(List.of(lock), "interrupted by close after the drain timeout");
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
+      }
       ended(ctx);
       return;
     }

@@ -113,6 +113,34 @@ class WorkerCloseTest {
   }
 
   /** {@code q}, whose first claim says it started ({@code claiming}) and reaches the store only after {@code answer}. */
+  /**
+   * The handler's give-back after close's interrupt reaches the store although the handler thread was interrupted: a
+   * store client that honours interrupts (HikariCP waiting for a connection: seen in CI run 31, "interrupted while
+   * waiting for postgresql://...", the job left PROCESSING) must not see close's own interrupt.
+   */
+  @org.junit.jupiter.api.Test
+  void theGiveBackOfAnInterruptedHandlerIsNotRefusedForTheInterrupt() throws Exception {
+    try (MemoryStore store = new MemoryStore()) {
+      JobQueue real = lastAttempts(store.jobQueue("interrupt-aware"), "running");
+      JobQueue q = (JobQueue) Proxy.newProxyInstance(JobQueue.class.getClassLoader(), new Class<?>[] {JobQueue.class},
+          (proxy, m, args) -> {
+            if (Thread.currentThread().isInterrupted()) { // as a blocking client would: refuse on an interrupted thread
+              throw new io.allot.store.StoreUnavailableException("interrupted while waiting for the store");
+            }
+            return Proxies.invoke(real, m, args);
+          });
+      CountDownLatch started = new CountDownLatch(1);
+      JobWorker w = JobWorker.builder(q, t -> {
+        started.countDown();
+        Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+      }).concurrency(1).prefetch(0).lockTtl(LONG_LOCK).drainTimeout(Duration.ofMillis(100))
+          .pollInterval(Duration.ofMillis(10)).build().start();
+      assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+      w.close();
+      assertGivenBack(real, "running");
+    }
+  }
+
   private static JobQueue gated(JobQueue q, CountDownLatch claiming, CountDownLatch answer) {
     return (JobQueue) Proxy.newProxyInstance(JobQueue.class.getClassLoader(), new Class<?>[] {JobQueue.class},
         (proxy, m, args) -> {
