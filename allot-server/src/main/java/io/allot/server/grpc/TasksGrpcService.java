@@ -199,7 +199,7 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
     }
     if (e instanceof TaskServiceException) {
       log.warn("store unavailable: {}", e.getMessage());
-      return Status.UNAVAILABLE.withDescription("store: unavailable; try again later (the server's log has the cause)");
+      return Status.UNAVAILABLE.withDescription(TaskServiceException.UNAVAILABLE_TO_CLIENTS);
     }
     if (e instanceof UnsupportedOperationException) {
       return Status.UNIMPLEMENTED.withDescription("not supported by this store: " + e.getMessage());

@@ -67,7 +67,7 @@ public final class ApiHandler {
       + " from loopback; give it one (-api-token, allot.api.token) and send 'Authorization: Bearer <token>', or open"
       + " writes to every address with -api-open-writes (allot.api.open-writes)";
   /** The 503 body: never the store's URI, user or address. */
-  static final String UNAVAILABLE = "store: unavailable; try again later (the server's log has the cause)";
+  static final String UNAVAILABLE = TaskServiceException.UNAVAILABLE_TO_CLIENTS;
 
   /** Every route served, as {@code METHOD path-template}, as the OpenAPI document lists them. */
   public static final Set<String> ROUTES = Set.of(

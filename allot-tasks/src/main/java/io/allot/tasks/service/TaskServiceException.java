@@ -9,6 +9,13 @@ import java.util.Objects;
  * CLI to an exit code).
  */
 public final class TaskServiceException extends RuntimeException {
+  /**
+   * What a client is told when the store is unreachable (REST 503, gRPC UNAVAILABLE): no connection details; the
+   * server logs the cause.
+   */
+  public static final String UNAVAILABLE_TO_CLIENTS =
+      "store: unavailable; try again later (the server's log has the cause)";
+
   /** Why a request was refused. */
   public enum ErrorKind {
     /** A field is missing, malformed or out of range. */
