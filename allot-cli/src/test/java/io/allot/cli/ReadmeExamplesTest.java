@@ -12,15 +12,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Java in the README is the Java the tests compile: each {@code ```java} block of the root README must stand, line
- * for line, in the example source that compiles it. Edit both together.
+ * The Java in the guides is the Java the tests compile: each {@code ```java} block of the guides under {@code docs/}
+ * (the README links them) must stand, line for line, in the example source that compiles it. Edit both together.
  */
 class ReadmeExamplesTest {
   private static final Path ROOT = Path.of("..");
+  private static final List<String> GUIDES = List.of("units.md", "tasks.md", "jobs.md", "routing.md");
 
   @Test
   void theWorkerExampleIsReadmeWorkerExample() throws IOException {
-    List<String> block = javaBlocks(ROOT.resolve("README.md")).get(0);
+    List<String> block = javaBlocks(ROOT.resolve("docs/units.md")).get(0);
     List<String> source = new ArrayList<>();
     for (String line : lines(Path.of("src/test/java/io/allot/cli/ReadmeWorkerExample.java"))) {
       if (!line.startsWith("package ") && !line.startsWith("/**")) {
@@ -35,7 +36,7 @@ class ReadmeExamplesTest {
 
   @Test
   void theFencingSnippetStandsInReadmeFenceExample() throws IOException {
-    assertStandsIn(javaBlocks(ROOT.resolve("README.md")).get(1), "fencing",
+    assertStandsIn(javaBlocks(ROOT.resolve("docs/units.md")).get(1), "fencing",
         "allot-fence/src/test/java/io/allot/fence/ReadmeFenceExample.java");
   }
 
@@ -59,17 +60,21 @@ class ReadmeExamplesTest {
     }
   }
 
-  /** The first Java block of README.md that contains {@code marker}. */
+  /** The first Java block of the guides that contains {@code marker}. */
   private static List<String> readmeBlockWith(String marker) throws IOException {
-    return javaBlocks(ROOT.resolve("README.md")).stream()
-        .filter(b -> String.join("\n", b).contains(marker)).findFirst().orElseThrow();
+    List<List<String>> blocks = new ArrayList<>();
+    for (String guide : GUIDES) {
+      blocks.addAll(javaBlocks(ROOT.resolve("docs").resolve(guide)));
+    }
+    return blocks.stream().filter(b -> String.join("\n", b).contains(marker)).findFirst()
+        .orElseThrow(() -> new AssertionError("no ```java block of docs/" + GUIDES + " contains " + marker));
   }
 
-  /** Asserts that README's {@code what} snippet {@code block} stands, line for line, in the file {@code path}. */
+  /** Asserts that a guide's {@code what} snippet {@code block} stands, line for line, in the file {@code path}. */
   private static void assertStandsIn(List<String> block, String what, String path) throws IOException {
     List<String> source = lines(ROOT.resolve(path));
     assertThat(Collections.indexOfSubList(source, block))
-        .as("README's %s snippet, line for line, in %s:%n%s", what, Path.of(path).getFileName(),
+        .as("the guide's %s snippet, line for line, in %s:%n%s", what, Path.of(path).getFileName(),
             String.join("\n", block))
         .isNotNegative();
   }

@@ -12,7 +12,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The root README's Spring Boot code is the sample's: its {@code ```java} block with {@code @SpringBootApplication}
+ * The Spring Boot guide's code (docs/spring-boot.md, linked from the README) is the sample's: its {@code ```java} block with {@code @SpringBootApplication}
  * stands line for line in {@code SampleApplication.java} (so the suite compiles and starts it), and its
  * {@code ```properties} block in {@code application.properties}. Edit both together.
  */
@@ -25,7 +25,7 @@ class ReadmeSpringBootTest {
     List<String> source = Files.readAllLines(Path.of("src/main/java/io/allot/sample/SampleApplication.java"));
     assertThat(block).hasSizeGreaterThan(20);
     assertThat(Collections.indexOfSubList(source, block))
-        .as("README's Spring Boot block, line for line, in SampleApplication.java:%n%s", String.join("\n", block))
+        .as("The guide's Spring Boot block, line for line, in SampleApplication.java:%n%s", String.join("\n", block))
         .isNotNegative();
   }
 
@@ -34,14 +34,14 @@ class ReadmeSpringBootTest {
     List<String> block = block("properties", "allot.worker.pool");
     List<String> source = Files.readAllLines(Path.of("src/main/resources/application.properties"));
     assertThat(Collections.indexOfSubList(source, block))
-        .as("README's properties block, line for line, in application.properties:%n%s", String.join("\n", block))
+        .as("The guide's properties block, line for line, in application.properties:%n%s", String.join("\n", block))
         .isNotNegative();
   }
 
-  /** The first fenced block of {@code language} in the root README that contains {@code marker}. */
+  /** The first fenced block of {@code language} in the guide that contains {@code marker}. */
   static List<String> block(String language, String marker) throws IOException {
     List<String> current = null;
-    for (String line : Files.readAllLines(ROOT.resolve("README.md"), StandardCharsets.UTF_8)) {
+    for (String line : Files.readAllLines(ROOT.resolve("docs/spring-boot.md"), StandardCharsets.UTF_8)) {
       if (current == null && line.equals("```" + language)) {
         current = new ArrayList<>();
       } else if (current != null && line.equals("```")) {
@@ -53,6 +53,6 @@ class ReadmeSpringBootTest {
         current.add(line);
       }
     }
-    throw new AssertionError("README.md has no ```" + language + " block containing " + marker);
+    throw new AssertionError("docs/spring-boot.md has no ```" + language + " block containing " + marker);
   }
 }
