@@ -200,7 +200,9 @@ class JobDispatcherTest {
       }
     }).capacity(1).listener(end -> verdicts.put(end.token(), end.outcome())));
     queue.enqueue(NewJob.of("a"));
-    closing(dispatcher(EndpointSource.fixed(e.address())).lockTtl(Duration.ofMillis(300)).build().start());
+    // a lock of 3 s: the endpoint's own deadline (a fraction of the lock) must not pass before the refused extension
+    // on a loaded machine, or the attempt ends by that deadline (UNKNOWN) instead of by the refusal under test
+    closing(dispatcher(EndpointSource.fixed(e.address())).lockTtl(Duration.ofSeconds(3)).build().start());
     awaitLatch(running);
     long firstToken = queue.get("a").orElseThrow().token();
     queue.ignore(List.of("a")); // by hand: the lock is gone; the next extension is refused
