@@ -23,6 +23,7 @@ record PgEvents(PgJdbc db, Statements sql) implements Events {
     final String append;
     final String all;
     final String inPool;
+    final String lastId;
 
     /** {@code s}: the quoted schema. */
     Statements(String s) {
@@ -31,6 +32,7 @@ record PgEvents(PgJdbc db, Statements sql) implements Events {
           + "AND (cardinality(?::text[]) = 0 OR kind = ANY(?::text[]))";
       all = cols + " ORDER BY id LIMIT ?";
       inPool = cols + " AND pool = ? ORDER BY id LIMIT ?";
+      lastId = "SELECT coalesce(max(id), 0) FROM " + s + ".events";
     }
   }
 
@@ -41,6 +43,11 @@ record PgEvents(PgJdbc db, Statements sql) implements Events {
       return RecordedEvent.of(rs.getLong(1), rs.getLong(2), e);
     }, e.pool(), e.kind().wire(), e.actor(), e.subject(), e.detail(), retention.perPool(),
         retention.maxAge().toMillis());
+  }
+
+  @Override
+  public long lastId() {
+    return db.query("read the last event id", sql.lastId, PgJdbc.LONG);
   }
 
   @Override

@@ -96,6 +96,12 @@ final class RedisEvents implements Events {
     return EventPage.of(out, q.limit());
   }
 
+  @Override
+  public long lastId() {
+    List<String> last = redis.call("read the last event id", r -> r.zrange(ALL, -1, -1));
+    return last.isEmpty() ? 0 : Long.parseLong(last.get(0));
+  }
+
   /** The payload: pool, kind, actor, subject, detail, each {@code -} (null) or {@code <length>:<text>}. */
   static String encode(NewEvent e) {
     StringBuilder b = new StringBuilder();

@@ -21,4 +21,7 @@ public interface Events {
 
   /** The events {@code query} asks for, oldest first. */
   EventPage query(EventQuery query);
+
+  /** The id of the newest event kept, 0 when none (where a live stream without a cursor starts). */
+  long lastId();
 }

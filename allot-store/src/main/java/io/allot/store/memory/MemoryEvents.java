@@ -77,6 +77,14 @@ final class MemoryEvents implements Events {
     return EventPage.of(out, q.limit());
   }
 
+  @Override
+  public long lastId() {
+    checkOpen.run();
+    synchronized (lock) {
+      return all.isEmpty() ? 0 : all.lastKey();
+    }
+  }
+
   /** Forgets every event (a crash without data); ids keep growing. */
   void clear() {
     synchronized (lock) {

@@ -31,6 +31,11 @@ class EventWriterTest {
       public EventPage query(EventQuery query) {
         throw new StoreUnavailableException("store down");
       }
+
+      @Override
+      public long lastId() {
+        throw new StoreUnavailableException("store down");
+      }
     };
     AtomicLong nanos = new AtomicLong();
     EventWriter w = new EventWriter(failing, EventRetention.DEFAULT, nanos::get);

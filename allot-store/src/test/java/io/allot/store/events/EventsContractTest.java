@@ -66,6 +66,7 @@ public abstract class EventsContractTest {
     assertThat(a.time().toEpochMilli()).isBetween(before, after);
     assertThat(a.cursor()).isEqualTo(Long.toString(a.id()));
     assertThat(read(EventQuery.all().inPool(pool))).containsExactly(a, b);
+    assertThat(peer().events().lastId()).as("the newest kept").isGreaterThanOrEqualTo(b.id());
     assertThat(a).isEqualTo(new RecordedEvent(a.id(), a.time(), pool, EventKind.MEMBER_UP, "tester", "m1",
         "detail of m1"));
   }
