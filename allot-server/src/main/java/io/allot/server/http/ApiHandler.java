@@ -78,7 +78,9 @@ public final class ApiHandler {
       "POST /api/v1/pools/{pool}/tasks",
       "GET /api/v1/pools/{pool}/tasks/{name}",
       "PUT /api/v1/pools/{pool}/tasks/{name}",
-      "DELETE /api/v1/pools/{pool}/tasks/{name}");
+      "DELETE /api/v1/pools/{pool}/tasks/{name}",
+      "GET /api/v1/events",
+      "GET /api/v1/events/stream");
 
   private static final String OPENAPI_RESOURCE = "openapi.json";
 
@@ -87,6 +89,8 @@ public final class ApiHandler {
   private final boolean openWrites;
   private final Predicate<InetAddress> loopback;
   private final byte[] openApi;
+  /** The live event streams, made on the first one; guarded by this. */
+  private io.allot.server.events.EventStreams eventStreams;
 
   /**
    * @param service  the operations
@@ -111,6 +115,21 @@ public final class ApiHandler {
     this.openWrites = openWrites;
     this.loopback = loopback;
     this.openApi = openApiDocument();
+  }
+
+  /** The server-sent event streams of the event history ({@code /api/v1/events/stream}), started on first use. */
+  public synchronized io.allot.server.events.EventStreams eventStreams() {
+    if (eventStreams == null) {
+      eventStreams = new io.allot.server.events.EventStreams(service.store().events());
+    }
+    return eventStreams;
+  }
+
+  /** Ends the event streams, if any were opened (the server is stopping). */
+  public synchronized void closeEventStreams() {
+    if (eventStreams != null) {
+      eventStreams.close();
+    }
   }
 
   /** One line on who may write, for the start-up log. */
@@ -187,6 +206,10 @@ public final class ApiHandler {
     if (n == 1 && seg.get(0).equals("openapi.json")) {
       allow(method, "GET");
       return new Reply(200, "application/json", openApi, List.of());
+    }
+    if (n == 1 && seg.get(0).equals("events")) {
+      allow(method, "GET");
+      return Reply.json(200, new io.allot.server.events.EventRoutes(service.store().events()).list(ex.rawQuery()));
     }
     if (n == 1 && seg.get(0).equals("pools")) {
       allow(method, "GET");

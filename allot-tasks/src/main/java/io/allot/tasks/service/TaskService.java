@@ -42,6 +42,11 @@ public final class TaskService {
     this.pools = pools;
   }
 
+  /** The store this service works on (for the routes next to it, e.g. the event history). */
+  public Store store() {
+    return store;
+  }
+
   private static String checkTable(String tableKey) {
     if (tableKey == null || tableKey.isBlank()) {
       throw new IllegalArgumentException("table key must not be empty");

@@ -1,0 +1,72 @@
+package io.allot.store.events;
+
+import io.allot.store.Store;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes events best-effort: the history is for people, so a store that fails while an event is written never fails
+ * the caller's path. A failure is logged at WARN at most once a minute (with how many were lost since the last
+ * warning); bad input (an empty actor) is a programming error and is thrown. Thread-safe.
+ */
+public final class EventWriter {
+  private static final Logger log = LoggerFactory.getLogger(EventWriter.class);
+  private static final long WARN_EVERY_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+  private final Events events;
+  private final EventRetention retention;
+  private final LongSupplier nanos;
+  /** When the last failure was logged (System.nanoTime), or Long.MIN_VALUE: CAS-updated. */
+  private final AtomicLong lastWarn = new AtomicLong(Long.MIN_VALUE);
+  /** Failures since the last warning. */
+  private final AtomicLong lost = new AtomicLong();
+
+  /** A writer into {@code events} keeping {@code retention}. */
+  public EventWriter(Events events, EventRetention retention) {
+    this(events, retention, System::nanoTime);
+  }
+
+  EventWriter(Events events, EventRetention retention, LongSupplier nanos) {
+    this.events = Objects.requireNonNull(events, "events");
+    this.retention = Objects.requireNonNull(retention, "retention");
+    this.nanos = nanos;
+  }
+
+  /** A writer into {@code store}'s events with the {@link EventRetention#DEFAULT default retention}. */
+  public static EventWriter of(Store store) {
+    return new EventWriter(store.events(), EventRetention.DEFAULT);
+  }
+
+  /** Writes {@code event}; empty if the store failed (logged, at most once a minute). */
+  public Optional<RecordedEvent> write(NewEvent event) {
+    Objects.requireNonNull(event, "event");
+    try {
+      return Optional.of(events.append(event, retention));
+    } catch (RuntimeException e) {
+      long n = lost.incrementAndGet();
+      long now = nanos.getAsLong();
+      long last = lastWarn.get();
+      if ((last == Long.MIN_VALUE || now - last >= WARN_EVERY_NANOS) && lastWarn.compareAndSet(last, now)) {
+        lost.addAndGet(-n);
+        log.warn("could not record {} event(s) in the event history (last: {} {}): {}", n, event.kind().wire(),
+            event.subject(), e.toString());
+      }
+      return Optional.empty();
+    }
+  }
+
+  /** Writes an event of {@code kind} (see {@link NewEvent} for the fields). */
+  public Optional<RecordedEvent> write(String pool, EventKind kind, String actor, String subject, String detail) {
+    return write(new NewEvent(pool, kind, actor, subject, detail));
+  }
+
+  /** How many writes failed since the last warning (for tests). */
+  long lostSinceWarning() {
+    return lost.get();
+  }
+}
