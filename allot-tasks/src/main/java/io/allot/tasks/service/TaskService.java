@@ -90,6 +90,18 @@ public final class TaskService {
   }
 
   /**
+   * This service with a units list of its own for each pool of {@code byPool} (pool -> key), as
+   * {@link #withUnitsList} for each: where several distributors publish into one table, each with its own
+   * {@code -workunits-namespace}, a 409 names the list that feeds that pool. Pools not in the map keep the list of
+   * {@link #withUnitsList}, if any.
+   *
+   * @throws IllegalArgumentException if a key is empty or a pool name invalid, naming it
+   */
+  public TaskService withUnitsLists(Map<String, String> byPool) {
+    return new TaskService(store, tableKey, pools.withUnitsLists(byPool));
+  }
+
+  /**
    * What a create did.
    *
    * @param created true if a new spec was written (HTTP 201), false if an identical live one was there (200)
