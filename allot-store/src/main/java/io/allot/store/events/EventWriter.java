@@ -81,6 +81,33 @@ public final class EventWriter {
     }
   }
 
+  /**
+   * Writes {@code event} later, on one daemon thread shared by every writer of the process, so that a caller holding a
+   * lock (a member fencing itself, perhaps because the store is unreachable) never waits for the store. At most
+   * {@value #LATER_QUEUE} events wait; more are dropped (counted as lost).
+   */
+  public void writeLater(NewEvent event) {
+    Objects.requireNonNull(event, "event");
+    try {
+      Later.EXECUTOR.execute(() -> write(event));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      lost.incrementAndGet();
+    }
+  }
+
+  /** The most events waiting for {@link #writeLater}. */
+  public static final int LATER_QUEUE = 1000;
+
+  /** The shared thread of {@link #writeLater}, started on first use. */
+  private static final class Later {
+    static final java.util.concurrent.ExecutorService EXECUTOR = new java.util.concurrent.ThreadPoolExecutor(1, 1, 0,
+        TimeUnit.MILLISECONDS, new java.util.concurrent.ArrayBlockingQueue<>(LATER_QUEUE), r -> {
+          Thread t = new Thread(r, "allot-event-writer");
+          t.setDaemon(true);
+          return t;
+        });
+  }
+
   /** Writes an event of {@code kind} (see {@link NewEvent} for the fields). */
   public Optional<RecordedEvent> write(String pool, EventKind kind, String actor, String subject, String detail) {
     return write(new NewEvent(pool, kind, actor, subject, detail));
