@@ -89,6 +89,8 @@ public final class ApiHandler {
   private final boolean openWrites;
   private final Predicate<InetAddress> loopback;
   private final byte[] openApi;
+  /** Records the writes in the event history. */
+  private final io.allot.server.events.ApiWriteEvents writeEvents;
   /** The live event streams, made on the first one; guarded by this. */
   private io.allot.server.events.EventStreams eventStreams;
 
@@ -115,6 +117,8 @@ public final class ApiHandler {
     this.openWrites = openWrites;
     this.loopback = loopback;
     this.openApi = openApiDocument();
+    this.writeEvents = new io.allot.server.events.ApiWriteEvents(
+        io.allot.store.events.EventWriter.of(service.store()));
   }
 
   /** The server-sent event streams of the event history ({@code /api/v1/events/stream}), started on first use. */
@@ -169,8 +173,20 @@ public final class ApiHandler {
     }
   }
 
-  /** The answer to {@code ex}; never throws. */
+  /** The answer to {@code ex}, a write recorded in the event history; never throws. */
   Reply handle(Call ex) {
+    Reply r = answer(ex);
+    String location = null;
+    for (String[] h : r.headers()) {
+      if (h[0].equals("Location")) {
+        location = h[1];
+      }
+    }
+    writeEvents.answered(ex.method(), ex.rawPath(), ex.remote(), r.status(), location);
+    return r;
+  }
+
+  private Reply answer(Call ex) {
     try {
       return route(ex);
     } catch (TaskServiceException e) {
