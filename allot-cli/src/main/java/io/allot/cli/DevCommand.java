@@ -71,7 +71,7 @@ final class DevCommand implements Callable<Integer> {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, registry)) {
       TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.POOL))
-          .withUnitsList(DevMode.UNITS);
+          .withUnitsList(DevMode.UNITS).withPingVerdicts(dev::pingVerdicts);
       try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks));
           ApiOptions.Running grpc = apiOptions.grpc(tasks)) {
         Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));

@@ -120,11 +120,15 @@ final class ServerCommand implements Callable<Integer> {
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())
         .withUnitsList(settings.workunitsNamespace());
     CountDownLatch stop = new CountDownLatch(1);
+    // the views show the members the distributor judges by pings (original-style services) as it judges them; the
+    // distributor starts once the APIs listen, and stops after them
     try (s;
-        OpsHttpServer http = bound("-prom-port " + promPort,
-            () -> new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks)));
-        ApiOptions.Running grpc = bound("-api-grpc-port", () -> apiOptions.grpc(tasks));
-        DistributorServer server = new DistributorServer(s, settings, registry, null).start()) {
+        DistributorServer server = new DistributorServer(s, settings, registry, null);
+        OpsHttpServer http = bound("-prom-port " + promPort, () -> new OpsHttpServer(promPort, registry,
+            Main.version(), () -> ping(s), apiOptions.http(tasks.withPingVerdicts(server::pingVerdicts))));
+        ApiOptions.Running grpc = bound("-api-grpc-port",
+            () -> apiOptions.grpc(tasks.withPingVerdicts(server::pingVerdicts)))) {
+      server.start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close(); // releases leadership so a standby takes over at once
         stop.countDown();

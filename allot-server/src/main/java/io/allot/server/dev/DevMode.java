@@ -101,6 +101,14 @@ public final class DevMode implements AutoCloseable {
     }
   }
 
+  /**
+   * The distributor's verdicts on the demo members (judged by pings) of {@code pool}: the task API's views show them
+   * ({@code TaskService.withPingVerdicts}).
+   */
+  public java.util.Map<String, Boolean> pingVerdicts(String pool) {
+    return server.pingVerdicts(pool);
+  }
+
   public Store store() {
     return store;
   }
