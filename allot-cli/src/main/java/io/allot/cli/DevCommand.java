@@ -4,6 +4,7 @@ import io.allot.core.assign.Assigners;
 import io.allot.server.config.GoDuration;
 import io.allot.server.dev.DevMode;
 import io.allot.server.http.OpsHttpServer;
+import io.allot.server.http.ServerRoutes;
 import io.allot.tasks.service.TaskService;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -72,7 +73,8 @@ final class DevCommand implements Callable<Integer> {
     try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, registry)) {
       TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.POOL))
           .withUnitsList(DevMode.UNITS).withPingVerdicts(dev::pingVerdicts);
-      try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks));
+      try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks)
+          .withRoutes(ServerRoutes.of(dev.store(), tasks, DevMode.TABLE, DevMode.UNITS)));
           ApiOptions.Running grpc = apiOptions.grpc(tasks)) {
         Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
         System.out.printf("allot dev: task API on http://127.0.0.1:%d/api/v1 (pool %s)%s; %s%n", http.port(),

@@ -5,6 +5,7 @@ import io.allot.server.config.GoDuration;
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.http.OpsHttpServer;
+import io.allot.server.http.ServerRoutes;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
 import io.allot.tasks.service.TaskService;
@@ -125,7 +126,9 @@ final class ServerCommand implements Callable<Integer> {
     try (s;
         DistributorServer server = new DistributorServer(s, settings, registry, null);
         OpsHttpServer http = bound("-prom-port " + promPort, () -> new OpsHttpServer(promPort, registry,
-            Main.version(), () -> ping(s), apiOptions.http(tasks.withPingVerdicts(server::pingVerdicts))));
+            Main.version(), () -> ping(s), apiOptions.http(tasks.withPingVerdicts(server::pingVerdicts))
+            .withRoutes(ServerRoutes.of(s, tasks.withPingVerdicts(server::pingVerdicts),
+                settings.distributionNamespace(), settings.workunitsNamespace()))));
         ApiOptions.Running grpc = bound("-api-grpc-port",
             () -> apiOptions.grpc(tasks.withPingVerdicts(server::pingVerdicts)))) {
       server.start();

@@ -78,7 +78,12 @@ public final class ApiHandler {
       "POST /api/v1/pools/{pool}/tasks",
       "GET /api/v1/pools/{pool}/tasks/{name}",
       "PUT /api/v1/pools/{pool}/tasks/{name}",
-      "DELETE /api/v1/pools/{pool}/tasks/{name}");
+      "DELETE /api/v1/pools/{pool}/tasks/{name}",
+      // route groups (RouteGroup), served when the handler has them (withRoutes)
+      "GET /api/v1/pools/{pool}/table",
+      "GET /api/v1/pools/{pool}/units",
+      "POST /api/v1/pools/{pool}/units",
+      "DELETE /api/v1/pools/{pool}/units/{unit}");
 
   private static final String OPENAPI_RESOURCE = "openapi.json";
 
@@ -87,6 +92,8 @@ public final class ApiHandler {
   private final boolean openWrites;
   private final Predicate<InetAddress> loopback;
   private final byte[] openApi;
+  /** Asked in order for the paths the routes above do not serve. */
+  private final List<RouteGroup> groups;
 
   /**
    * @param service  the operations
@@ -111,6 +118,23 @@ public final class ApiHandler {
     this.openWrites = openWrites;
     this.loopback = loopback;
     this.openApi = openApiDocument();
+    this.groups = List.of();
+  }
+
+  private ApiHandler(ApiHandler base, List<RouteGroup> groups) {
+    this.service = base.service;
+    this.token = base.token;
+    this.openWrites = base.openWrites;
+    this.loopback = base.loopback;
+    this.openApi = base.openApi;
+    this.groups = groups;
+  }
+
+  /** This handler serving also the routes of {@code more} (asked in order, after this handler's own routes). */
+  public ApiHandler withRoutes(List<RouteGroup> more) {
+    List<RouteGroup> all = new ArrayList<>(groups);
+    all.addAll(more);
+    return new ApiHandler(this, List.copyOf(all));
   }
 
   /** One line on who may write, for the start-up log. */
@@ -239,10 +263,16 @@ public final class ApiHandler {
         }
       }
     }
+    for (RouteGroup g : groups) {
+      Reply r = g.route(ex, seg, this);
+      if (r != null) {
+        return r;
+      }
+    }
     return Reply.error(404, "path: no such path '" + raw + "'; see " + PREFIX + "/openapi.json");
   }
 
-  private static void allow(String method, String... allowed) {
+  static void allow(String method, String... allowed) {
     for (String a : allowed) {
       if (a.equals(method)) {
         return;
@@ -268,7 +298,7 @@ public final class ApiHandler {
     }
   }
 
-  private void authorize(Call ex) {
+  void authorize(Call ex) {
     if (token == null) {
       if (!openWrites && !loopback.test(ex.remote())) {
         throw new Forbidden();
@@ -287,7 +317,7 @@ public final class ApiHandler {
     }
   }
 
-  private static ObjectNode body(Call ex, Set<String> fields) {
+  static ObjectNode body(Call ex, Set<String> fields) {
     if (ex.body().tooLarge()) {
       throw tooLarge();
     }
@@ -316,7 +346,7 @@ public final class ApiHandler {
     return (ObjectNode) node;
   }
 
-  private static TaskServiceException badInput(String message) {
+  static TaskServiceException badInput(String message) {
     return new TaskServiceException(ErrorKind.BAD_INPUT, message);
   }
 
@@ -361,7 +391,7 @@ public final class ApiHandler {
     return c.intValue();
   }
 
-  private static String query(Call ex, String param) {
+  static String query(Call ex, String param) {
     String q = ex.rawQuery();
     if (q == null) {
       return null;

@@ -66,7 +66,7 @@ class OpenApiDocumentTest {
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-get\",\"args\":{\"k\":1}}");
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-put\"}");
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-del\"}");
-    Map<String, String[]> calls = Map.of(
+    Map<String, String[]> calls = new java.util.HashMap<>(Map.of(
         "GET /api/v1/openapi.json", new String[] {"/api/v1/openapi.json", null},
         "GET /api/v1/pools", new String[] {"/api/v1/pools", null},
         "GET /api/v1/pools/{pool}/members", new String[] {"/api/v1/pools/p/members", null},
@@ -74,7 +74,13 @@ class OpenApiDocumentTest {
         "POST /api/v1/pools/{pool}/tasks", new String[] {"/api/v1/pools/p/tasks", "{\"name\":\"doc-new\",\"args\":{}}"},
         "GET /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-get", null},
         "PUT /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-put", "{\"args\":{\"x\":1}}"},
-        "DELETE /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-del", null});
+        "DELETE /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-del", null}));
+    f.store.seedKeys().replaceList(ApiFixture.UNITS, List.of("doc-u1", "doc-u2"));
+    calls.putAll(Map.of(
+        "GET /api/v1/pools/{pool}/table", new String[] {"/api/v1/pools/q/table", null},
+        "GET /api/v1/pools/{pool}/units", new String[] {"/api/v1/pools/q/units", null},
+        "POST /api/v1/pools/{pool}/units", new String[] {"/api/v1/pools/q/units", "{\"units\":[\"doc-u3\"]}"},
+        "DELETE /api/v1/pools/{pool}/units/{unit}", new String[] {"/api/v1/pools/q/units/doc-u1", null}));
     assertThat(calls.keySet()).containsExactlyInAnyOrderElementsOf(documentedRoutes());
     for (Map.Entry<String, String[]> c : calls.entrySet()) {
       String method = c.getKey().substring(0, c.getKey().indexOf(' '));
@@ -106,6 +112,12 @@ class OpenApiDocumentTest {
       {"PUT /api/v1/pools/{pool}/tasks/{name}", "PUT", "/api/v1/pools/p/tasks/missing", "{\"args\":{}}", null},
       {"DELETE /api/v1/pools/{pool}/tasks/{name}", "DELETE", "/api/v1/pools/p/tasks/missing", null, null},
       {"GET /api/v1/pools/{pool}/members", "GET", "/api/v1/pools/nope/members", null, null},
+      {"GET /api/v1/pools/{pool}/table", "GET", "/api/v1/pools/nope/table", null, null},
+      {"GET /api/v1/pools/{pool}/units", "GET", "/api/v1/pools/nope/units", null, null},
+      {"POST /api/v1/pools/{pool}/units", "POST", "/api/v1/pools/q/units", "{\"units\":[\"a,b\"]}", null},
+      {"POST /api/v1/pools/{pool}/units", "POST", "/api/v1/pools/p/units", "{\"units\":[\"doc-x\"]}", null},
+      {"POST /api/v1/pools/{pool}/units", "POST", "/api/v1/pools/q/units", "{\"units\":[\"x\"]}", "wrong"},
+      {"DELETE /api/v1/pools/{pool}/units/{unit}", "DELETE", "/api/v1/pools/q/units/never-listed", null, null},
     };
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-conflict\"}");
     List<String> seen = new ArrayList<>();
@@ -121,7 +133,8 @@ class OpenApiDocumentTest {
       seen.add(route + " " + r.status());
     }
     assertThat(seen).contains("POST /api/v1/pools/{pool}/tasks 401", "POST /api/v1/pools/{pool}/tasks 413",
-        "POST /api/v1/pools/{pool}/tasks 409");
+        "POST /api/v1/pools/{pool}/tasks 409", "POST /api/v1/pools/{pool}/units 400",
+        "POST /api/v1/pools/{pool}/units 409", "DELETE /api/v1/pools/{pool}/units/{unit} 404");
   }
 
   @Test

@@ -1,0 +1,26 @@
+package io.allot.server.http;
+
+import io.allot.server.units.UnitsListEditor;
+import io.allot.store.Store;
+import io.allot.tasks.service.TaskService;
+import java.util.List;
+
+/**
+ * The route groups of a server beside the task routes, for {@link ApiHandler#withRoutes}: the table with owners
+ * ({@link TableRoutes}) and the units list ({@link UnitRoutes}).
+ */
+public final class ServerRoutes {
+  private ServerRoutes() {}
+
+  /**
+   * The groups of a server on {@code store}: {@code tasks} decides which pools exist (404 for others) and gives the
+   * members (with the ping verdicts it has).
+   *
+   * @param tableKey  the table the distributor publishes ({@code -distribution-namespace})
+   * @param unitsList the units list ({@code -workunits-namespace})
+   */
+  public static List<RouteGroup> of(Store store, TaskService tasks, String tableKey, String unitsList) {
+    return List.of(new TableRoutes(store, tasks, tableKey, unitsList),
+        new UnitRoutes(tasks, new UnitsListEditor(store, unitsList)));
+  }
+}
