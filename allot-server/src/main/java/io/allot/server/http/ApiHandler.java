@@ -83,7 +83,13 @@ public final class ApiHandler {
       "GET /api/v1/pools/{pool}/table",
       "GET /api/v1/pools/{pool}/units",
       "POST /api/v1/pools/{pool}/units",
-      "DELETE /api/v1/pools/{pool}/units/{unit}");
+      "DELETE /api/v1/pools/{pool}/units/{unit}",
+      "GET /api/v1/pools/{pool}/weights",
+      "PUT /api/v1/pools/{pool}/weights",
+      "GET /api/v1/queues",
+      "GET /api/v1/queues/{queue}",
+      "POST /api/v1/queues/{queue}/jobs/{key}/retry",
+      "POST /api/v1/queues/{queue}/jobs/{key}/ignore");
 
   private static final String OPENAPI_RESOURCE = "openapi.json";
 

@@ -7,7 +7,8 @@ import java.util.List;
 
 /**
  * The route groups of a server beside the task routes, for {@link ApiHandler#withRoutes}: the table with owners
- * ({@link TableRoutes}) and the units list ({@link UnitRoutes}).
+ * ({@link TableRoutes}), the units list ({@link UnitRoutes}), the live routing weights ({@link WeightRoutes}) and the
+ * job queues ({@link QueueRoutes}).
  */
 public final class ServerRoutes {
   private ServerRoutes() {}
@@ -21,6 +22,7 @@ public final class ServerRoutes {
    */
   public static List<RouteGroup> of(Store store, TaskService tasks, String tableKey, String unitsList) {
     return List.of(new TableRoutes(store, tasks, tableKey, unitsList),
-        new UnitRoutes(tasks, new UnitsListEditor(store, unitsList)));
+        new UnitRoutes(tasks, new UnitsListEditor(store, unitsList)), new WeightRoutes(store, tasks),
+        new QueueRoutes(store));
   }
 }
