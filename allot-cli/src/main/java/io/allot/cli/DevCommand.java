@@ -5,6 +5,7 @@ import io.allot.cli.dev.DevPlatform;
 import io.allot.core.assign.Assigners;
 import io.allot.server.config.GoDuration;
 import io.allot.server.http.OpsHttpServer;
+import io.allot.server.http.ServerRoutes;
 import io.allot.store.Store;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -110,7 +111,8 @@ final class DevCommand implements Callable<Integer> {
     try (Store s = StoreOption.isMemory(uri) ? store.open("allot-dev") : store.open("allot-dev", err);
         DevPlatform dev = new DevPlatform(s, names, settings, System.out, registry);
         OpsHttpServer http = ServerCommand.bound("--prom-port " + promPort,
-            () -> new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(dev.tasks())));
+            () -> new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(dev.tasks())
+                .withRoutes(ServerRoutes.of(s, dev.tasks(), names.table()))));
         ApiOptions.Running grpc = ServerCommand.bound("--api-grpc-port", () -> apiOptions.grpc(dev.tasks()))) {
       Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
       System.out.printf("dashboard: http://127.0.0.1:%d/ui%n", http.port());

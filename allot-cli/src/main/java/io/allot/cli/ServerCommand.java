@@ -5,6 +5,7 @@ import io.allot.server.config.GoDuration;
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.http.OpsHttpServer;
+import io.allot.server.http.ServerRoutes;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
 import io.allot.tasks.service.TaskService;
@@ -120,11 +121,17 @@ final class ServerCommand implements Callable<Integer> {
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())
         .withUnitsList(settings.workunitsNamespace());
     CountDownLatch stop = new CountDownLatch(1);
+    // the views show the members the distributor judges by pings (original-style services) as it judges them; the
+    // distributor starts once the APIs listen, and stops after them
     try (s;
-        OpsHttpServer http = bound("-prom-port " + promPort,
-            () -> new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks)));
-        ApiOptions.Running grpc = bound("-api-grpc-port", () -> apiOptions.grpc(tasks));
-        DistributorServer server = new DistributorServer(s, settings, registry, null).start()) {
+        DistributorServer server = new DistributorServer(s, settings, registry, null);
+        OpsHttpServer http = bound("-prom-port " + promPort, () -> new OpsHttpServer(promPort, registry,
+            Main.version(), () -> ping(s), apiOptions.http(tasks.withPingVerdicts(server::pingVerdicts))
+            .withRoutes(ServerRoutes.of(s, tasks.withPingVerdicts(server::pingVerdicts),
+                settings.distributionNamespace(), settings.workunitsNamespace()))));
+        ApiOptions.Running grpc = bound("-api-grpc-port",
+            () -> apiOptions.grpc(tasks.withPingVerdicts(server::pingVerdicts)))) {
+      server.start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close(); // releases leadership so a standby takes over at once
         stop.countDown();

@@ -129,9 +129,23 @@ public final class DevPlatform implements AutoCloseable {
     return out;
   }
 
-  /** The task service over this run's pools, each with its own units list (for the API). */
+  /**
+   * The task service over this run's pools, each with its own units list, its views judging the ping-only demo
+   * members by the distributors' verdicts (for the API).
+   */
   public TaskService tasks() {
-    return tasks;
+    return tasks.withPingVerdicts(this::pingVerdicts);
+  }
+
+  /** The verdicts of the distributor that serves {@code pool} (each distributor here serves one pool). */
+  private Map<String, Boolean> pingVerdicts(String pool) {
+    for (DistributorServer d : distributors) {
+      Map<String, Boolean> v = d.pingVerdicts(pool);
+      if (!v.isEmpty()) {
+        return v;
+      }
+    }
+    return Map.of();
   }
 
   /** What to look at, one line each, for the first lines of the output. */

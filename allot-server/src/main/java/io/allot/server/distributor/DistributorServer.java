@@ -127,6 +127,19 @@ public final class DistributorServer implements AutoCloseable {
     return pools;
   }
 
+  /**
+   * The members of {@code pool} judged by pings (no member record) to whether they were live at its last round;
+   * empty for a pool this server does not lead or serve ({@link PoolDistributor#pingVerdicts()}). Any thread.
+   */
+  public java.util.Map<String, Boolean> pingVerdicts(String pool) {
+    for (PoolDistributor g : pools) {
+      if (g.pool().equals(pool)) {
+        return g.pingVerdicts();
+      }
+    }
+    return java.util.Map.of();
+  }
+
   public String holder() {
     return holder;
   }

@@ -83,6 +83,11 @@ final class PoolRules {
     return new PoolRules(store, tableKey, known, pools, unitsList, Map.copyOf(byPool));
   }
 
+  /** The units list that feeds {@code pool} (its own, else the common one), or null. */
+  String unitsListOf(String pool) {
+    return unitsLists.getOrDefault(pool, unitsList);
+  }
+
   /** The pools of a fixed list; empty for the other rules. */
   List<String> listed() {
     return pools;
@@ -115,7 +120,7 @@ final class PoolRules {
    * between them is ignored for the pool, as for any pool with tasks.
    */
   void checkCreate(String pool, TaskSpecs specs) {
-    String unitsList = unitsLists.getOrDefault(pool, this.unitsList);
+    String unitsList = unitsListOf(pool);
     if (unitsList == null) {
       return;
     }
