@@ -51,6 +51,8 @@ final class DevCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin ApiOptions apiOptions;
 
+  @picocli.CommandLine.Mixin TlsOptions tls; // the HTTP and gRPC API ports; the demo members are in-process
+
   @Override
   public Integer call() throws Exception {
     Logging.configure(log);
@@ -68,14 +70,17 @@ final class DevCommand implements Callable<Integer> {
       throw new BadInputException("-prom-port: " + promPort + " is not a port");
     }
     apiOptions.check();
+    tls.server(); // bad TLS files fail here
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, registry)) {
       TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.POOL))
           .withUnitsList(DevMode.UNITS);
-      try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks));
-          ApiOptions.Running grpc = apiOptions.grpc(tasks)) {
+      try (OpsHttpServer http = new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(tasks),
+              tls.server());
+          ApiOptions.Running grpc = apiOptions.grpc(tasks, tls.credentials())) {
         Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
-        System.out.printf("allot dev: task API on http://127.0.0.1:%d/api/v1 (pool %s)%s; %s%n", http.port(),
+        System.out.printf("allot dev: task API on " + (tls.server() == null ? "http" : "https")
+            + "://127.0.0.1:%d/api/v1 (pool %s)%s; %s%n", http.port(),
             DevMode.POOL, grpc.port() == 0 ? "" : ", gRPC on :" + grpc.port(), apiOptions.describeAuth());
         System.out.flush();
         dev.run(d);
