@@ -186,7 +186,6 @@ final class WorkerCommand implements Callable<Integer> {
     Divider.Builder b = Divider.builder(store)
         .pool(pool.trim())
         .distribution(distributionNamespace.trim())
-        .port(port)
         .affinity(affinity)
         .leaseTtl(GoDuration.parsePositive(leaseTtl, "-lease-ttl"))
         .renewEvery(GoDuration.parsePositive(renewEvery, "-renew-every"))
@@ -199,6 +198,8 @@ final class WorkerCommand implements Callable<Integer> {
     }
     if (pingsOverTls) {
       b.pingsOnAppServer(port); // the pings on a TLS server of this command's own, started below
+    } else {
+      b.port(port);
     }
     if (capacity > 0) {
       b.capacity(capacity);
@@ -315,7 +316,7 @@ final class WorkerCommand implements Callable<Integer> {
     } else {
       divider.start();
     }
-    org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("pings on :{}: {}", port, tls.describe());
+    org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("pings on {}: {}", divider.memberId(), tls.describe());
     org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("worker {} joined pool {} (store {})",
         divider.memberId(), pool, store.describe());
     Thread commands = new Thread(() -> readCommands(divider, log, running), "allot-worker-stdin");
