@@ -90,9 +90,11 @@ class TlsProcessTest {
     TestCa.Issued worker = ca.issue("worker");
     int http = Ports.free();
     int ping = Ports.free();
+    int api = Ports.free();
     String pool = prefix + "pool";
     start("server", "server", "-store", REDIS, "-prom-port", Integer.toString(http), "-services-namespaces", pool,
         "-workunits-namespace", prefix + "units", "-distribution-namespace", prefix + "table",
+        "-api-grpc-port", Integer.toString(api),
         "-tls-cert", server.cert().toString(), "-tls-key", server.key().toString(), "-tls-ca", ca.cert().toString());
     start("worker", "worker", "--pool", pool, "--port", Integer.toString(ping), "--host", "127.0.0.1", "-store", REDIS,
         "--distribution-namespace", prefix + "table",
@@ -107,6 +109,10 @@ class TlsProcessTest {
     Awaitility.await("the worker's pings over TLS").atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
         .ignoreExceptions().until(() -> health(ping, tls) == HealthCheckResponse.ServingStatus.SERVING);
     assertThat(plainRefused(ping)).as("plain-text ping refused").isTrue();
+    // the gRPC task API: a TLS handshake passes (the health method is not served there), plain text is refused
+    Awaitility.await("the gRPC task API over TLS").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200))
+        .until(() -> code(api, tls) == io.grpc.Status.Code.UNIMPLEMENTED);
+    assertThat(plainRefused(api)).as("plain-text gRPC API refused").isTrue();
     Awaitility.await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       assertThat(Files.readString(dir.resolve("server.out"))).contains("HTTPS, TLS (certificate")
           .contains("pings to members: TLS (trusting " + ca.cert());
@@ -137,6 +143,15 @@ class TlsProcessTest {
           .getStatus();
     } finally {
       ch.shutdownNow();
+    }
+  }
+
+  private static io.grpc.Status.Code code(int port, ChannelCredentials credentials) {
+    try {
+      health(port, credentials);
+      return io.grpc.Status.Code.OK;
+    } catch (io.grpc.StatusRuntimeException e) {
+      return e.getStatus().getCode();
     }
   }
 
