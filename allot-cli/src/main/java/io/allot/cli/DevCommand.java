@@ -79,6 +79,8 @@ final class DevCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin ApiOptions apiOptions;
 
+  @picocli.CommandLine.Mixin TlsOptions tls; // the HTTP and gRPC API ports; the demo members are in-process
+
   @Override
   public Integer call() throws Exception {
     Logging.configure(log);
@@ -96,6 +98,7 @@ final class DevCommand implements Callable<Integer> {
       throw new BadInputException("--prom-port: " + promPort + " is not a port");
     }
     apiOptions.check();
+    tls.server(); // bad TLS files fail here
     String uri = store.uri("allot-dev");
     DevNames names;
     try {
@@ -112,14 +115,16 @@ final class DevCommand implements Callable<Integer> {
         DevPlatform dev = new DevPlatform(s, names, settings, System.out, registry);
         OpsHttpServer http = ServerCommand.bound("--prom-port " + promPort,
             () -> new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(dev.tasks())
-                .withRoutes(ServerRoutes.of(s, dev.tasks(), names.table()))));
-        ApiOptions.Running grpc = ServerCommand.bound("--api-grpc-port", () -> apiOptions.grpc(dev.tasks()))) {
+                .withRoutes(ServerRoutes.of(s, dev.tasks(), names.table())), tls.server()));
+        ApiOptions.Running grpc = ServerCommand.bound("--api-grpc-port",
+            () -> apiOptions.grpc(dev.tasks(), tls.credentials()))) {
+      String scheme = tls.server() == null ? "http" : "https";
       Runtime.getRuntime().addShutdownHook(new Thread(dev::close, "allot-dev-shutdown"));
-      System.out.printf("dashboard: http://127.0.0.1:%d/ui%n", http.port());
+      System.out.printf("dashboard: %s://127.0.0.1:%d/ui%n", scheme, http.port());
       for (String line : dev.whatToLookAt()) {
         System.out.println("  " + line);
       }
-      System.out.printf("  task API on http://127.0.0.1:%d/api/v1 (pools %s)%s; %s; store %s%n", http.port(),
+      System.out.printf("  task API on %s://127.0.0.1:%d/api/v1 (pools %s)%s; %s; store %s%n", scheme, http.port(),
           String.join(", ", names.pools()), grpc.port() == 0 ? "" : ", gRPC on :" + grpc.port(),
           apiOptions.describeAuth(), s.describe());
       System.out.flush();

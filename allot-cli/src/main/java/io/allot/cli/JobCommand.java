@@ -453,6 +453,8 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
     int batch;
 
+    @Mixin TlsClientOptions tls;
+
     @Override
     public Integer call() throws Exception {
       if ((endpoints == null) == (pool == null)) {
@@ -460,6 +462,7 @@ final class JobCommand extends ParentCommand {
       }
       Duration lock = c.lockTtl();
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
+      io.grpc.ChannelCredentials credentials = tls.credentials(); // bad TLS files fail here
       AttemptListener lines = c.eventLines(spec.commandLine().getOut(), true);
       Store s = c.q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
       io.allot.jobs.JobDispatcher d = c.build(s, queue -> {
@@ -467,7 +470,8 @@ final class JobCommand extends ParentCommand {
             ? io.allot.jobs.EndpointSource.fixed(endpoints)
             : io.allot.jobs.EndpointSource.members(s.membership(pool), s.clock());
         io.allot.jobs.JobDispatcher.Builder b = io.allot.jobs.JobDispatcher.builder(queue, source)
-            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines);
+            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines)
+            .channelCredentials(credentials);
         c.rateLimit(b::rateLimit);
         return b.build();
       });
@@ -492,6 +496,8 @@ final class JobCommand extends ParentCommand {
 
     @Mixin ReferenceWork work;
 
+    @Mixin TlsOptions tls;
+
     @Override
     public Integer call() throws Exception {
       if (port < 1 || port > 65535) {
@@ -505,13 +511,14 @@ final class JobCommand extends ParentCommand {
         throw new BadInputException(e.getMessage());
       }
       io.grpc.Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
-          .forAddress(new java.net.InetSocketAddress(port)).addService(endpoint).build();
+          .forAddress(new java.net.InetSocketAddress(port), tls.credentials()).addService(endpoint).build();
       try {
         server.start();
       } catch (IOException e) {
         throw new BadInputException("--port " + port + ": cannot listen: " + e.getMessage());
       }
-      spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + ")");
+      spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + "), "
+          + tls.describe());
       spec.commandLine().getErr().flush();
       closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint).await();
       return 0;

@@ -400,6 +400,17 @@ public final class JobDispatcher implements AutoCloseable {
       return this;
     }
 
+    /**
+     * Dials the endpoints with {@code credentials}, e.g. TLS ({@code TlsChannelCredentials}, or allot-tls's
+     * {@code PemTls.client(...).channelCredentials()}, which follows rotated files): sets the
+     * {@link #channelFactory} to {@code Grpc.newChannelBuilder(address, credentials).build()}.
+     */
+    public Builder channelCredentials(io.grpc.ChannelCredentials credentials) {
+      Objects.requireNonNull(credentials, "credentials");
+      this.channelFactory = target -> Grpc.newChannelBuilder(target, credentials).build();
+      return this;
+    }
+
     @Override
     Builder self() {
       return this;

@@ -47,9 +47,15 @@ public final class DistributorServer implements AutoCloseable {
 
   public DistributorServer(
       Store store, DistributorSettings settings, MeterRegistry registry, BiConsumer<String, PoolDistributor.Published> onPublish) {
+    this(store, settings, registry, onPublish, null);
+  }
+
+  /** As the other constructor, pinging members over channels with {@code pingCredentials} (null: plain text). */
+  public DistributorServer(Store store, DistributorSettings settings, MeterRegistry registry,
+      BiConsumer<String, PoolDistributor.Published> onPublish, io.grpc.ChannelCredentials pingCredentials) {
     this.store = store;
     this.settings = settings;
-    this.pinger = new Pinger(settings.pingMode(), settings.pingTimeout());
+    this.pinger = new Pinger(settings.pingMode(), settings.pingTimeout(), pingCredentials);
     this.holder = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
     Assigner assigner = Assigners.byName(settings.strategy());
     for (String g : settings.servicesNamespaces()) {
