@@ -57,6 +57,19 @@ class DevProcessTest {
     }
   }
 
+  /** Bad flags are one line naming them, exit 2, before anything starts. */
+  @Test
+  void badFlagsAreOneLineNamingThem() {
+    CliRun bad = CliRun.of("dev", "--key-prefix", "a b", "-prom-port", "0");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("allot: --key-prefix: 'a b'").hasLineCount(1);
+    CliRun chaos = CliRun.of("dev", "--chaos-every", "0s", "-prom-port", "0");
+    assertThat(chaos.code()).isEqualTo(2);
+    assertThat(chaos.err()).contains("--chaos-every");
+    CliRun old = CliRun.of("dev", "-members", "0");
+    assertThat(old.err()).as("the old spelling still works").contains("--demo-members must be between 1 and 1000");
+  }
+
   private void check(String storeUri, String prefix, DevNames names) throws Exception {
     List<String> args = new ArrayList<>(List.of("dev", "--duration", "300s", "--chaos-every", "4s", "-prom-port", "0"));
     if (storeUri != null) {
