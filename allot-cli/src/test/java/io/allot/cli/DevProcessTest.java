@@ -68,6 +68,9 @@ class DevProcessTest {
     assertThat(chaos.err()).contains("--chaos-every");
     CliRun old = CliRun.of("dev", "-members", "0");
     assertThat(old.err()).as("the old spelling still works").contains("--demo-members must be between 1 and 1000");
+    CliRun env = CliRun.of(java.util.Map.of(StoreOption.ENV, "nosuch://x"), "dev", "-prom-port", "0");
+    assertThat(env.code()).isEqualTo(2);
+    assertThat(env.err()).as("STORE is read, as its help says").contains("nosuch://x").hasLineCount(1);
   }
 
   private void check(String storeUri, String prefix, DevNames names) throws Exception {
@@ -80,6 +83,7 @@ class DevProcessTest {
     }
     ProcessBuilder pb = ServerProcessTest.allot(args.toArray(String[]::new));
     pb.environment().remove("API_TOKEN");
+    pb.environment().remove(StoreOption.ENV); // the store is the flag's, or memory
     try (ApiProcessTest.Running r = ApiProcessTest.Running.of(pb, "task API on http://127.0.0.1:(\\d+)/api/v1");
         Store store = storeUri == null ? null : Stores.open(storeUri)) {
       // the first line but the store's connect-time warnings (appendonly no on a test Redis)
