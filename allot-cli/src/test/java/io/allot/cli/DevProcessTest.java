@@ -57,6 +57,22 @@ class DevProcessTest {
     }
   }
 
+  /** Bad flags are one line naming them, exit 2, before anything starts. */
+  @Test
+  void badFlagsAreOneLineNamingThem() {
+    CliRun bad = CliRun.of("dev", "--key-prefix", "a b", "-prom-port", "0");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("allot: --key-prefix: 'a b'").hasLineCount(1);
+    CliRun chaos = CliRun.of("dev", "--chaos-every", "0s", "-prom-port", "0");
+    assertThat(chaos.code()).isEqualTo(2);
+    assertThat(chaos.err()).contains("--chaos-every");
+    CliRun old = CliRun.of("dev", "-members", "0");
+    assertThat(old.err()).as("the old spelling still works").contains("--demo-members must be between 1 and 1000");
+    CliRun env = CliRun.of(java.util.Map.of(StoreOption.ENV, "nosuch://x"), "dev", "-prom-port", "0");
+    assertThat(env.code()).isEqualTo(2);
+    assertThat(env.err()).as("STORE is read, as its help says").contains("nosuch://x").hasLineCount(1);
+  }
+
   private void check(String storeUri, String prefix, DevNames names) throws Exception {
     List<String> args = new ArrayList<>(List.of("dev", "--duration", "300s", "--chaos-every", "4s", "-prom-port", "0"));
     if (storeUri != null) {
@@ -67,6 +83,7 @@ class DevProcessTest {
     }
     ProcessBuilder pb = ServerProcessTest.allot(args.toArray(String[]::new));
     pb.environment().remove("API_TOKEN");
+    pb.environment().remove(StoreOption.ENV); // the store is the flag's, or memory
     try (ApiProcessTest.Running r = ApiProcessTest.Running.of(pb, "task API on http://127.0.0.1:(\\d+)/api/v1");
         Store store = storeUri == null ? null : Stores.open(storeUri)) {
       // the first line but the store's connect-time warnings (appendonly no on a test Redis)

@@ -158,7 +158,7 @@ public final class DevPlatform implements AutoCloseable {
         "job queue " + names.queue() + ": fed every " + JobsDemo.FEED_EVERY.toMillis() + "ms; every "
             + JobsDemo.FAIL_ONCE_EVERY + "th job fails once and is retried, one job is ignored (retry it by hand)",
         "routing: a client calls the owners of " + names.workerPool() + "'s units through allot://"
-            + names.workerPool() + "; live canary weights " + RouteClient.WEIGHTS,
+            + names.workerPool() + "; live canary weights " + new java.util.TreeMap<>(RouteClient.WEIGHTS),
         "every " + settings.chaosEvery().toMillis() + "ms a member is stopped or started again: watch its units"
             + " move; a status line every " + STATUS_EVERY.toSeconds() + "s");
   }
