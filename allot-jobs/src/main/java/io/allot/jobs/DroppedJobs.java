@@ -7,6 +7,8 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * store. Jobs of a stream that was never sent a deadline are left to expire (abandoned), as are jobs whose lock was
  * lost meanwhile.
  *
- * <p>No threads: the control thread calls {@link #releaseDue} each tick; the reports run on {@code completions}.
+ * <p>No threads of its own: a release pass ({@link #releaseDue}) runs on the dispatcher's control thread at each
+ * stop time (scheduled there by {@link #add}) and at every tick; the reports run on {@code completions}.
  * Guards: {@code waiting} by itself.
  */
 final class DroppedJobs {
@@ -36,6 +39,7 @@ final class DroppedJobs {
   private final LockKeeper locks;
   private final AttemptReporter reporter;
   private final Executor completions;
+  private final ScheduledExecutorService control;
   private final Runnable released;
   private final Counter releasedCount;
   private final Counter abandoned;
@@ -43,16 +47,18 @@ final class DroppedJobs {
   private final List<Dropped> waiting = new ArrayList<>();
 
   /**
+   * @param control  the dispatcher's control thread, where release passes run at the stop times
    * @param released run after each release the store took (wakes the claim loop)
    * @param releasedCount counts the released attempts
    * @param abandoned counts the attempts left to expire
    */
-  DroppedJobs(String queue, LockKeeper locks, AttemptReporter reporter, Executor completions, Runnable released,
-      Counter releasedCount, Counter abandoned) {
+  DroppedJobs(String queue, LockKeeper locks, AttemptReporter reporter, Executor completions,
+      ScheduledExecutorService control, Runnable released, Counter releasedCount, Counter abandoned) {
     this.queue = queue;
     this.locks = locks;
     this.reporter = reporter;
     this.completions = completions;
+    this.control = control;
     this.released = released;
     this.releasedCount = releasedCount;
     this.abandoned = abandoned;
@@ -79,8 +85,14 @@ final class DroppedJobs {
         waiting.add(new Dropped(l, endpoint, why, at));
       }
     }
+    long in = Math.max(0, at - locks.clock().getAsLong());
     log.warn("queue {}: stream to endpoint {} broke ({}); its {} jobs run again once it has surely stopped them, in "
-        + "{} ms", queue, endpoint, why, jobs.size(), Math.max(0, (at - locks.clock().getAsLong()) / 1_000_000));
+        + "{} ms", queue, endpoint, why, jobs.size(), in / 1_000_000);
+    try {
+      control.schedule(() -> releaseDue(locks.clock().getAsLong()), in + 1, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // closing: the jobs' locks expire
+    }
   }
 
   /** How many dropped jobs wait for their release. */

@@ -131,7 +131,7 @@ public final class JobDispatcher implements AutoCloseable {
     Counter released = Counter.builder("allot.queue.dispatch.released").tag("queue", q)
         .description("jobs of broken or silent streams given back once their endpoint had surely stopped them")
         .register(m);
-    this.dropped = new DroppedJobs(q, locks, reporter, completions, this::wakeClaims, released, abandoned);
+    this.dropped = new DroppedJobs(q, locks, reporter, completions, control, this::wakeClaims, released, abandoned);
     this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.endpointDeadline, b.endpointReaction,
         b.channelFactory, locks, new Completer(reporter, completions), dropped, abandoned);
     String leaseName = b.leaseName != null ? b.leaseName : "allot-jobs-dispatcher:" + q;
@@ -220,7 +220,7 @@ public final class JobDispatcher implements AutoCloseable {
       }
       streams.reconcile(wanted, leading, lease.token());
       locks.pass(streams::lost);
-      dropped.releaseDue(System.nanoTime());
+      dropped.releaseDue(System.nanoTime()); // a backstop: each stop time has a pass of its own
       streams.heartbeat(); // after the pass: the deadlines count the extensions just made
     } catch (RuntimeException e) {
       log.error("queue {}: dispatcher tick failed", queue.name(), e);
@@ -375,11 +375,8 @@ public final class JobDispatcher implements AutoCloseable {
      * queue only after the last deadline sent on it plus this (and 1 % for clock drift). 0 to 1 minute, default 250 ms.
      */
     public Builder endpointReaction(Duration endpointReaction) {
-      java.util.Objects.requireNonNull(endpointReaction, "endpointReaction");
-      if (endpointReaction.isNegative() || endpointReaction.compareTo(Duration.ofMinutes(1)) > 0) {
-        throw new IllegalArgumentException("endpointReaction must be in [0, 1 min] but was " + endpointReaction);
-      }
-      this.endpointReaction = endpointReaction;
+      this.endpointReaction = io.allot.store.Durations.check("endpointReaction", endpointReaction, Duration.ZERO,
+          Duration.ofMinutes(1));
       return this;
     }
 
