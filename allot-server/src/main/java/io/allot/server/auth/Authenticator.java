@@ -159,11 +159,14 @@ public final class Authenticator {
   public String describe() {
     Tokens t = tokens();
     if (t.isEmpty()) {
-      return openWrites ? "writes are OPEN to anyone who reaches the port (-api-open-writes; set -api-token to close them)"
-          : "no API token: writes only from loopback (set -api-token, or -api-open-writes to accept them from anywhere)";
+      return openWrites
+          ? "writes are OPEN to anyone who reaches the port (-api-open-writes; set -api-token to close them)"
+          : "no API token: writes only from loopback (set -api-token, or -api-open-writes to accept them from "
+              + "anywhere)";
     }
-    return "writes need a write token" + (t.has(Role.READ) ? ", reads a read or write token" : "; reads are open")
-        + " (" + t.all().size() + " token" + (t.all().size() == 1 ? "" : "s") + ")";
+    int n = t.all().size();
+    return "writes need the bearer token" + (t.has(Role.READ) ? "; reads need one too (role read or write)" : "")
+        + (n > 1 ? " (" + n + " tokens)" : "");
   }
 
   /** Whether a token is configured now. */
