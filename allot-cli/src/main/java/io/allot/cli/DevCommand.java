@@ -67,8 +67,9 @@ final class DevCommand implements Callable<Integer> {
     if (promPort < 0 || promPort > 65535) {
       throw new BadInputException("-prom-port: " + promPort + " is not a port");
     }
-    apiOptions.check();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    apiOptions.meterRegistry(registry);
+    apiOptions.check();
     try (DevMode dev = new DevMode(System.out, members, units, strategy, p, c, registry)) {
       TaskService tasks = TaskService.forPools(dev.store(), DevMode.TABLE, List.of(DevMode.POOL))
           .withUnitsList(DevMode.UNITS);
