@@ -2,6 +2,7 @@ package io.allot.jobs;
 
 import io.allot.jobs.v1.JobEndpointGrpc;
 import io.allot.jobs.v1.Result;
+import io.grpc.CallCredentials;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
@@ -39,6 +40,8 @@ final class EndpointStreams {
   private final Duration lockTtl;
   private final Duration heartbeat;
   private final Function<String, ManagedChannel> channelFactory;
+  /** Sent on every stream (the endpoint's token), or null. */
+  private final CallCredentials credentials;
   private final LockKeeper locks;
   private final Completer completer;
   private final Counter abandoned;
@@ -54,12 +57,14 @@ final class EndpointStreams {
   private final Map<String, ManagedChannel> channels = new HashMap<>();
 
   EndpointStreams(String queue, String dispatcherId, Duration lockTtl, Duration heartbeat,
-      Function<String, ManagedChannel> channelFactory, LockKeeper locks, Completer completer, Counter abandoned) {
+      Function<String, ManagedChannel> channelFactory, CallCredentials credentials, LockKeeper locks,
+      Completer completer, Counter abandoned) {
     this.queue = queue;
     this.dispatcherId = dispatcherId;
     this.lockTtl = lockTtl;
     this.heartbeat = heartbeat;
     this.channelFactory = channelFactory;
+    this.credentials = credentials;
     this.locks = locks;
     this.completer = completer;
     this.abandoned = abandoned;
@@ -201,6 +206,9 @@ final class EndpointStreams {
       abandoned.increment(dropped.size());
       log.warn("queue {}: stream to endpoint {} broke ({}); its {} jobs run again after their locks expire", queue,
           s.address, why, dropped.size());
+    } else if (why.contains("UNAUTHENTICATED") || why.contains("PERMISSION_DENIED")) {
+      log.warn("queue {}: endpoint {} refused this dispatcher ({}); give the dispatcher the endpoint's token", queue,
+          s.address, why);
     } else {
       log.debug("queue {}: stream to endpoint {} ended ({})", queue, s.address, why);
     }
@@ -341,7 +349,8 @@ final class EndpointStreams {
     synchronized (lock) {
       streams.put(address, s);
     }
-    JobEndpointGrpc.newStub(ch).dispatch(s);
+    JobEndpointGrpc.JobEndpointStub stub = JobEndpointGrpc.newStub(ch);
+    (credentials == null ? stub : stub.withCallCredentials(credentials)).dispatch(s);
     s.send(Wire.hello(dispatcherId, queue, leaseToken, heartbeat));
     synchronized (lock) {
       beat(s); // the endpoint's first deadline, before any job

@@ -5,6 +5,7 @@ import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobQueue;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
+import io.grpc.CallCredentials;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -123,7 +124,7 @@ public final class JobDispatcher implements AutoCloseable {
     this.reporter = new AttemptReporter(queue, locks, b.backoff, b.batchSize, b.listener,
         AttemptReporter.counters(m, "allot.queue.dispatch.jobs", q,
             "results from endpoints, by what the store did with them"), null);
-    this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.channelFactory, locks,
+    this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.channelFactory, b.credentials, locks,
         new Completer(reporter, completions), abandoned);
     String leaseName = b.leaseName != null ? b.leaseName : "allot-jobs-dispatcher:" + q;
     this.lease = new LeaseKeeper(b.leadership, leaseName, dispatcherId, b.leaseTtl, () -> {
@@ -271,6 +272,7 @@ public final class JobDispatcher implements AutoCloseable {
     private Duration pollInterval = Duration.ofMillis(500);
     private Function<String, ManagedChannel> channelFactory =
         target -> Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
+    private CallCredentials credentials;
 
     private Builder(JobQueue queue, EndpointSource source) {
       this.queue = Objects.requireNonNull(queue, "queue");
@@ -355,6 +357,15 @@ public final class JobDispatcher implements AutoCloseable {
      */
     public Builder channelFactory(Function<String, ManagedChannel> channelFactory) {
       this.channelFactory = Objects.requireNonNull(channelFactory, "channelFactory");
+      return this;
+    }
+
+    /**
+     * Credentials sent on every dispatch stream, e.g. the bearer token an endpoint requires
+     * ({@code io.allot.server.auth.GrpcAuth.bearer(token)}: {@code authorization: Bearer <token>}). Default: none.
+     */
+    public Builder callCredentials(CallCredentials credentials) {
+      this.credentials = Objects.requireNonNull(credentials, "credentials");
       return this;
     }
 

@@ -129,7 +129,7 @@ public final class Authenticator {
    */
   public Decision check(Channel channel, Role needed, String authorization, InetAddress remote) {
     Tokens tokens = tokens();
-    String what = needed == Role.WRITE ? "writes" : "reads";
+    String what = channel == Channel.DISPATCH ? "dispatch streams" : needed == Role.WRITE ? "writes" : "reads";
     if (tokens.isEmpty()) {
       if (needed == Role.READ || openWrites || (remote != null && loopback.test(remote))) {
         return Decision.ANONYMOUS;
