@@ -108,6 +108,11 @@ public final class SharedMemoryStores extends StoreProvider {
     }
 
     @Override
+    public io.allot.store.events.Events events() {
+      return d.events();
+    }
+
+    @Override
     public void close() {
       // the store outlives its views
     }

@@ -159,6 +159,11 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   }
 
   @Override
+  public io.allot.store.events.Events events() {
+    throw unused();
+  }
+
+  @Override
   public void close() {}
 
   // ---- Membership

@@ -19,6 +19,7 @@ package io.allot.store;
  *   <tr><td>{@link io.allot.store.jobs.JobQueue}</td><td>jobs (finite queued work): enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
  *   <tr><td>{@link io.allot.store.tasks.TaskSpecs}</td><td>long-running task specs: name, arguments, cost, desired state, the run and its faults</td><td>pool</td></tr>
  *   <tr><td>{@link RouteWeights}</td><td>live routing weights: canary version to weight, replaced whole</td><td>pool</td></tr>
+ *   <tr><td>{@link io.allot.store.events.Events}</td><td>the event history: what the components saw, bounded per pool and by age</td><td>store</td></tr>
  * </table>
  *
  * <p>Role views are cheap, thread-safe and stay valid until the store is closed; a pool-scoped view checks the pool
@@ -89,6 +90,9 @@ public interface Store extends AutoCloseable {
    * @throws IllegalArgumentException if the pool name is empty
    */
   RouteWeights routeWeights(String pool);
+
+  /** The event history (what the components saw, for people; bounded per pool and by age). */
+  io.allot.store.events.Events events();
 
   /** Closes connections and stops notification delivery; later calls fail with {@link IllegalStateException}. */
   @Override

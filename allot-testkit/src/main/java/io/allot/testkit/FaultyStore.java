@@ -104,6 +104,12 @@ public final class FaultyStore extends AbstractStore {
     return faults.wrap(RouteWeights.class, "routeWeights", delegate.routeWeights(pool));
   }
 
+  /** The event history, with faults applied to every call ({@code events.<method>}). */
+  @Override
+  public io.allot.store.events.Events events() {
+    return faults.wrap(io.allot.store.events.Events.class, "events", delegate.events());
+  }
+
   /** The queue, with faults applied to every call ({@code jobQueue.<method>}). */
   @Override
   public JobQueue jobQueue(String name) {

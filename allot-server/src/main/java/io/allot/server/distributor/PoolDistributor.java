@@ -75,6 +75,7 @@ public final class PoolDistributor {
   private final UnitsReader units;
   private final TableComputer computer;
   private final TablePublisher publisher;
+  private final DistributorEvents events;
 
   // The state below is confined to the thread running cycle() and release() (one at a time, see the class
   // comment); only `lease` is also read by other threads (isLeader(), lease()), hence volatile.
@@ -125,6 +126,7 @@ public final class PoolDistributor {
         new UnitsList(seedKeys, settings.workunitsNamespace(), badData)), settings.pollInterval(), pool);
     this.computer = new TableComputer(assigner);
     this.publisher = new TablePublisher(tables, settings.distributionNamespace(), pool, store.describe(), metrics);
+    this.events = new DistributorEvents(io.allot.store.events.EventWriter.of(store), pool);
   }
 
   /** The pool distributed. */
@@ -257,6 +259,7 @@ public final class PoolDistributor {
       // the table in force: a stateful strategy continues from it, not from nothing
       computer.startFrom(this::readPublished);
       log.info("pool={} leader token={} holder={}", pool, lease.token(), holder);
+      events.leader(holder, lease.token());
     }
     return lease != null;
   }
@@ -275,6 +278,7 @@ public final class PoolDistributor {
 
   private void stepDown() {
     lease = null;
+    events.steppedDown();
     metrics.leader.set(0);
     publisher.reset();
   }
@@ -306,6 +310,7 @@ public final class PoolDistributor {
     }
     Set<String> down = new HashSet<>(judge.down());
     down.addAll(leaseDown);
+    events.liveMembers(live.stream().map(Member::id).collect(java.util.stream.Collectors.toSet()), down);
     metrics.up.set(live.size());
     metrics.down.set(down.size());
     phase(3);
@@ -373,8 +378,10 @@ public final class PoolDistributor {
 
   private void publish(Map<String, String> fields, Table table, Set<String> members, List<Member> live,
       Set<String> down, PoolUnits units, Map<String, UnitHold> holds) {
+    Table previous = computer.previous();
     long epoch = publisher.publish(lease, fields, table, members);
     phase(7);
+    events.published(epoch, previous, table);
     computer.published(table);
     if (!table.unassigned().isEmpty()) {
       log.warn("pool={} {}", pool, unplaced(table.unassigned().size(), live.size(), !holds.isEmpty()));

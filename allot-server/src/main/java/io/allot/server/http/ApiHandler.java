@@ -79,13 +79,19 @@ public final class ApiHandler {
       "POST /api/v1/pools/{pool}/tasks",
       "GET /api/v1/pools/{pool}/tasks/{name}",
       "PUT /api/v1/pools/{pool}/tasks/{name}",
-      "DELETE /api/v1/pools/{pool}/tasks/{name}");
+      "DELETE /api/v1/pools/{pool}/tasks/{name}",
+      "GET /api/v1/events",
+      "GET /api/v1/events/stream");
 
   private static final String OPENAPI_RESOURCE = "openapi.json";
 
   private final TaskService service;
   private final Authenticator auth;
   private final byte[] openApi;
+  /** Records the writes in the event history. */
+  private final io.allot.server.events.ApiWriteEvents writeEvents;
+  /** The live event streams, made on the first one; guarded by this. */
+  private io.allot.server.events.EventStreams eventStreams;
 
   /**
    * @param service  the operations
@@ -113,6 +119,23 @@ public final class ApiHandler {
     this.service = java.util.Objects.requireNonNull(service, "service");
     this.auth = java.util.Objects.requireNonNull(auth, "auth");
     this.openApi = openApiDocument();
+    this.writeEvents = new io.allot.server.events.ApiWriteEvents(
+        io.allot.store.events.EventWriter.of(service.store()));
+  }
+
+  /** The server-sent event streams of the event history ({@code /api/v1/events/stream}), started on first use. */
+  public synchronized io.allot.server.events.EventStreams eventStreams() {
+    if (eventStreams == null) {
+      eventStreams = new io.allot.server.events.EventStreams(service.store().events());
+    }
+    return eventStreams;
+  }
+
+  /** Ends the event streams, if any were opened (the server is stopping). */
+  public synchronized void closeEventStreams() {
+    if (eventStreams != null) {
+      eventStreams.close();
+    }
   }
 
   /**
@@ -162,8 +185,20 @@ public final class ApiHandler {
     }
   }
 
-  /** The answer to {@code ex}; never throws. */
+  /** The answer to {@code ex}, a write recorded in the event history; never throws. */
   Reply handle(Call ex) {
+    Reply r = answer(ex);
+    String location = null;
+    for (String[] h : r.headers()) {
+      if (h[0].equals("Location")) {
+        location = h[1];
+      }
+    }
+    writeEvents.answered(ex.method(), ex.rawPath(), ex.remote(), r.status(), location);
+    return r;
+  }
+
+  private Reply answer(Call ex) {
     try {
       return route(ex);
     } catch (TaskServiceException e) {
@@ -199,6 +234,11 @@ public final class ApiHandler {
     if (n == 1 && seg.get(0).equals("openapi.json")) {
       allow(method, "GET");
       return new Reply(200, "application/json", openApi, List.of());
+    }
+    if (n == 1 && seg.get(0).equals("events")) {
+      allow(method, "GET");
+      authorize(ex, Role.READ);
+      return Reply.json(200, new io.allot.server.events.EventRoutes(service.store().events()).list(ex.rawQuery()));
     }
     if (n == 1 && seg.get(0).equals("pools")) {
       allow(method, "GET");
@@ -282,6 +322,15 @@ public final class ApiHandler {
     Forbidden(String message) {
       super(message, null, false, false);
     }
+  }
+
+  /**
+   * The 401 or 403 of a read ({@code /api/v1/events/stream}, served outside {@link #handle}) that {@link #auth}
+   * refuses, or null when it may read.
+   */
+  Reply refusedRead(String authorization, InetAddress remote) {
+    Authenticator.Decision d = auth.check(Authenticator.Channel.REST, Role.READ, authorization, remote);
+    return d.allowed() ? null : Reply.error(d.reason().unauthenticated() ? 401 : 403, d.message());
   }
 
   /** Throws the 401 or 403 of a request {@link #auth} refuses to let do what {@code needed} asks. */

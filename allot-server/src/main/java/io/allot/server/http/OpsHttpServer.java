@@ -42,6 +42,8 @@ public final class OpsHttpServer implements AutoCloseable {
 
   private final Server server;
   private final ServerConnector connector;
+  /** The API, or null; its event streams end with the server. */
+  private final ApiHandler api;
 
   public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy) {
     this(port, registry, version, healthy, null);
@@ -55,6 +57,7 @@ public final class OpsHttpServer implements AutoCloseable {
    */
   public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy,
       ApiHandler api) {
+    this.api = api;
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 4);
     threads.setName("allot-http");
     threads.setDaemon(true);
@@ -101,6 +104,15 @@ public final class OpsHttpServer implements AutoCloseable {
   private static boolean route(Request request, Response response, Callback callback,
       PrometheusMeterRegistry registry, String version, BooleanSupplier healthy, ApiHandler api) {
     String path = request.getHttpURI().getPath();
+    if (api != null && path.equals(ApiHandler.PREFIX + "/events/stream")) {
+      ApiHandler.Reply refused = api.refusedRead(request.getHeaders().get(HttpHeader.AUTHORIZATION), remote(request));
+      if (refused != null) { // reads are closed and this client has no token that may read
+        refused.headers().forEach(h -> response.getHeaders().add(h[0], h[1]));
+        send(response, callback, refused.status(), refused.type(), refused.body());
+        return true;
+      }
+      return api.eventStreams().open(request, response, callback); // holds no thread
+    }
     if (api != null && path.startsWith(ApiHandler.PREFIX)) {
       BodyReader.read(request, ApiHandler.MAX_BODY_BYTES, ApiHandler.DRAIN_BYTES, body -> {
         try {
@@ -155,6 +167,9 @@ public final class OpsHttpServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (api != null) {
+      api.closeEventStreams();
+    }
     stopQuietly();
   }
 }

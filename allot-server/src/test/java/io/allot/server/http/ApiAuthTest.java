@@ -56,6 +56,9 @@ class ApiAuthTest {
         assertThat(r.error()).isEqualTo("authorization: reads need the header 'Authorization: Bearer <token>'");
         assertThat(f.call("GET", path, null, "nope").status()).isEqualTo(401);
       }
+      assertThat(f.call("GET", "/api/v1/events", null, null).status()).as("the event history").isEqualTo(401);
+      assertThat(f.call("GET", "/api/v1/events/stream", null, "nope").status()).as("its stream").isEqualTo(401);
+      assertThat(f.call("GET", "/api/v1/events", null, READ).status()).isEqualTo(200);
       assertThat(f.call("GET", "/api/v1/openapi.json", null, null).status()).as("the document stays open")
           .isEqualTo(200);
       assertThat(f.call("GET", TASKS, null, READ).status()).isEqualTo(200);
@@ -68,7 +71,7 @@ class ApiAuthTest {
     assertThat(registry.get(Authenticator.REFUSED_METRIC).tag("channel", "rest").tag("reason", "role").counter()
         .count()).isEqualTo(3);
     assertThat(registry.get(Authenticator.REFUSED_METRIC).tag("channel", "rest").tag("reason", "missing").counter()
-        .count()).isEqualTo(7);
+        .count()).isEqualTo(8);
   }
 
   @Test

@@ -59,6 +59,7 @@ public final class PostgresStore extends AbstractStore {
   private final PgJobQueue.Statements taskQueueSql;
   private final PgTaskSpecs.Statements taskSpecsSql;
   private final PgRouteWeights.Statements routeWeightsSql;
+  private final PgEvents.Statements eventsSql;
 
   /** The store over {@code db}, whose server was checked and whose schema is ready; {@code s} is the quoted schema. */
   private PostgresStore(PostgresStoreConfig config, PgJdbc db, Safety safety, String s, PgChannels channels,
@@ -73,6 +74,7 @@ public final class PostgresStore extends AbstractStore {
     this.taskQueueSql = new PgJobQueue.Statements(s, config.clockMargin());
     this.taskSpecsSql = new PgTaskSpecs.Statements(s);
     this.routeWeightsSql = new PgRouteWeights.Statements(s);
+    this.eventsSql = new PgEvents.Statements(s);
     this.notifications = notifications;
     db.serverBackHint(notifications::isListening);
     notifications.start();
@@ -147,6 +149,13 @@ public final class PostgresStore extends AbstractStore {
   public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     db.checkOpen();
     return new PgTaskSpecs(db, channels, taskSpecsSql, Store.checkPool(pool));
+  }
+
+  /** The event history ({@link PgEvents}: tables {@code events}, {@code event_ids}). */
+  @Override
+  public io.allot.store.events.Events events() {
+    db.checkOpen();
+    return new PgEvents(db, eventsSql);
   }
 
   /** The live routing weights of {@code pool} ({@link PgRouteWeights}: tables {@code route_weights}, ...). */

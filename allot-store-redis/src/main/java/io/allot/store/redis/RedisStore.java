@@ -116,6 +116,11 @@ public final class RedisStore extends AbstractStore {
 
   /** The live routing weights of {@code pool} ({@link RedisRouteWeights}: its keys in the pool's slot). */
   @Override
+  public io.allot.store.events.Events events() {
+    return new RedisEvents(connection);
+  }
+
+  @Override
   public RouteWeights routeWeights(String pool) {
     return new RedisRouteWeights(connection, Store.checkPool(pool));
   }

@@ -42,6 +42,11 @@ public final class TaskService {
     this.pools = pools;
   }
 
+  /** The store this service works on (for the routes next to it, e.g. the event history). */
+  public Store store() {
+    return store;
+  }
+
   private static String checkTable(String tableKey) {
     if (tableKey == null || tableKey.isBlank()) {
       throw new IllegalArgumentException("table key must not be empty");
@@ -82,6 +87,18 @@ public final class TaskService {
    */
   public TaskService withUnitsList(String key) {
     return new TaskService(store, tableKey, pools.withUnitsList(key));
+  }
+
+  /**
+   * This service with a units list of its own for each pool of {@code byPool} (pool -> key), as
+   * {@link #withUnitsList} for each: where several distributors publish into one table, each with its own
+   * {@code -workunits-namespace}, a 409 names the list that feeds that pool. Pools not in the map keep the list of
+   * {@link #withUnitsList}, if any.
+   *
+   * @throws IllegalArgumentException if a key is empty or a pool name invalid, naming it
+   */
+  public TaskService withUnitsLists(Map<String, String> byPool) {
+    return new TaskService(store, tableKey, pools.withUnitsLists(byPool));
   }
 
   /**

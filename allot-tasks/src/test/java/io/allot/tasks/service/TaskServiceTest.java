@@ -214,6 +214,23 @@ class TaskServiceTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units list");
   }
 
+  /** Each pool's own units list (allot dev: two distributors on one table): the 409 names the list of that pool. */
+  @Test
+  void eachPoolsOwnUnitsListDecidesAndIsNamed() {
+    TaskService dev = TaskService.forPools(store, TABLE, List.of("p", "q"))
+        .withUnitsLists(Map.of("p", "p-units", "q", "q-units"));
+    store.seedKeys().replaceList("p-units", List.of("u1"));
+    store.seedKeys().replaceList("sys-channels", List.of("u1", "u2"));
+    refused(ErrorKind.CONFLICT, "pool 'p' takes its units from the units list 'p-units' (1 units)",
+        () -> dev.create("p", "t", "{}", 1));
+    assertThat(dev.create("q", "t", "{}", 1).created()).as("q's own list is empty").isTrue();
+    TaskService mixed = TaskService.forPools(store, TABLE, List.of("p", "q")).withUnitsList("sys-channels")
+        .withUnitsLists(Map.of("q", "q-units"));
+    refused(ErrorKind.CONFLICT, "units list 'sys-channels' (2 units)", () -> mixed.create("p", "t", "{}", 1));
+    assertThatThrownBy(() -> dev.withUnitsLists(Map.of("p", " ")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units list of pool 'p'");
+  }
+
   @Test
   void recreateAfterDeleteIsANewIncarnation() {
     api.create("p", "t", "{}", 1);
