@@ -109,6 +109,7 @@ final class DevCommand implements Callable<Integer> {
     }
     PrintWriter err = spec.commandLine().getErr();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    apiOptions.meterRegistry(registry);
     DevPlatform.Settings settings = new DevPlatform.Settings(members, units, strategy, p, c);
     // the in-memory store's warning (everything lost at exit) is what dev means: not printed
     try (Store s = StoreOption.isMemory(uri) ? store.open("allot-dev") : store.open("allot-dev", err);

@@ -455,6 +455,11 @@ final class JobCommand extends ParentCommand {
 
     @Mixin TlsClientOptions tls;
 
+    @Option(names = {"-endpoint-token", "--endpoint-token"}, paramLabel = "TOKEN", defaultValue = "",
+        description = "The token sent to the endpoints on every dispatch stream (authorization: Bearer), as their "
+            + "-dispatcher-token requires.")
+    String endpointToken;
+
     @Override
     public Integer call() throws Exception {
       if ((endpoints == null) == (pool == null)) {
@@ -462,7 +467,13 @@ final class JobCommand extends ParentCommand {
       }
       Duration lock = c.lockTtl();
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
-      io.grpc.ChannelCredentials credentials = tls.credentials(); // bad TLS files fail here
+      io.grpc.ChannelCredentials channel = tls.credentials(); // bad TLS files fail here
+      io.grpc.CallCredentials credentials;
+      try {
+        credentials = endpointToken.isEmpty() ? null : io.allot.server.auth.GrpcAuth.bearer(endpointToken);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("--endpoint-token: " + e.getMessage());
+      }
       AttemptListener lines = c.eventLines(spec.commandLine().getOut(), true);
       Store s = c.q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
       io.allot.jobs.JobDispatcher d = c.build(s, queue -> {
@@ -471,8 +482,11 @@ final class JobCommand extends ParentCommand {
             : io.allot.jobs.EndpointSource.members(s.membership(pool), s.clock());
         io.allot.jobs.JobDispatcher.Builder b = io.allot.jobs.JobDispatcher.builder(queue, source)
             .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines)
-            .channelCredentials(credentials);
+            .channelCredentials(channel);
         c.rateLimit(b::rateLimit);
+        if (credentials != null) {
+          b.callCredentials(credentials);
+        }
         return b.build();
       });
       CountDownLatch done = closeOnShutdown("allot-jobs-dispatcher-shutdown", d, s);
@@ -498,12 +512,15 @@ final class JobCommand extends ParentCommand {
 
     @Mixin TlsOptions tls;
 
+    @Mixin DispatchTokenOptions tokens;
+
     @Override
     public Integer call() throws Exception {
       if (port < 1 || port > 65535) {
         throw new BadInputException("--port must be in [1, 65535] but was " + port);
       }
       work.check();
+      io.allot.server.auth.Authenticator auth = tokens.authenticator();
       io.allot.jobs.JobEndpoint endpoint;
       try {
         endpoint = io.allot.jobs.JobEndpoint.builder(t -> work.run(t.data(), t.attempt())).capacity(capacity).endpointId("127.0.0.1:" + port).build();
@@ -511,14 +528,15 @@ final class JobCommand extends ParentCommand {
         throw new BadInputException(e.getMessage());
       }
       io.grpc.Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
-          .forAddress(new java.net.InetSocketAddress(port), tls.credentials()).addService(endpoint).build();
+          .forAddress(new java.net.InetSocketAddress(port), tls.credentials())
+          .addService(DispatchTokenOptions.checked(endpoint, auth)).build();
       try {
         server.start();
       } catch (IOException e) {
         throw new BadInputException("--port " + port + ": cannot listen: " + e.getMessage());
       }
       spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + "), "
-          + tls.describe());
+          + tls.describe() + "; " + DispatchTokenOptions.describe(auth));
       spec.commandLine().getErr().flush();
       closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint).await();
       return 0;

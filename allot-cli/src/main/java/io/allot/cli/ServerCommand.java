@@ -117,10 +117,11 @@ final class ServerCommand implements Callable<Integer> {
     if (ignored != null || ignoredBool != null) {
       err.println("allot: note: -ka-time, -ka-timeout, -ka-permit-without-stream and -config-type are accepted for compatibility and ignored");
     }
-    apiOptions.check();
     tls.server(); // bad TLS files fail here, before anything is opened
     tlsClient.client();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    apiOptions.meterRegistry(registry);
+    apiOptions.check();
     Store s = store.open("allot-distributor", redisFlags, err);
     // the task API serves the pools of this server, reading the table it publishes
     // and refuses a task in a pool fed by its units list (the task would drop the list's units from the table)

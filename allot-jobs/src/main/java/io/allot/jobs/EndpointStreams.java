@@ -2,6 +2,7 @@ package io.allot.jobs;
 
 import io.allot.jobs.v1.JobEndpointGrpc;
 import io.allot.jobs.v1.Result;
+import io.grpc.CallCredentials;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
@@ -44,6 +45,8 @@ final class EndpointStreams {
   private final long reactionNanos;
   private final DroppedJobs dropped;
   private final Function<String, ManagedChannel> channelFactory;
+  /** Sent on every stream (the endpoint's token), or null. */
+  private final CallCredentials credentials;
   private final LockKeeper locks;
   private final Completer completer;
   private final Counter abandoned;
@@ -61,11 +64,12 @@ final class EndpointStreams {
   /**
    * @param endpointDeadline the longest deadline an endpoint is given (less when a lock is kept for less)
    * @param reaction         the endpoint's reaction past its deadline ({@link EndpointStopTime})
+   * @param credentials      sent on every stream (the endpoint's token), or null
    * @param dropped          where the jobs of dropped streams wait for their endpoint to have stopped them
    */
   EndpointStreams(String queue, String dispatcherId, Duration lockTtl, Duration heartbeat, Duration endpointDeadline,
-      Duration reaction, Function<String, ManagedChannel> channelFactory, LockKeeper locks, Completer completer,
-      DroppedJobs dropped, Counter abandoned) {
+      Duration reaction, Function<String, ManagedChannel> channelFactory, CallCredentials credentials,
+      LockKeeper locks, Completer completer, DroppedJobs dropped, Counter abandoned) {
     this.queue = queue;
     this.dispatcherId = dispatcherId;
     this.lockTtl = lockTtl;
@@ -74,6 +78,7 @@ final class EndpointStreams {
     this.reactionNanos = reaction.toNanos();
     this.dropped = dropped;
     this.channelFactory = channelFactory;
+    this.credentials = credentials;
     this.locks = locks;
     this.completer = completer;
     this.abandoned = abandoned;
@@ -225,7 +230,10 @@ final class EndpointStreams {
         dropped.add(jobs, s.endpointId(), why, s.stopTime); // under the lock: no deadline is being sent on s
       }
     }
-    if (jobs.isEmpty()) {
+    if (jobs.isEmpty() && (why.contains("UNAUTHENTICATED") || why.contains("PERMISSION_DENIED"))) {
+      log.warn("queue {}: endpoint {} refused this dispatcher ({}); give the dispatcher the endpoint's token", queue,
+          s.address, why);
+    } else if (jobs.isEmpty()) {
       log.debug("queue {}: stream to endpoint {} ended ({})", queue, s.address, why);
     }
   }
@@ -368,7 +376,8 @@ final class EndpointStreams {
     synchronized (lock) {
       streams.put(address, s);
     }
-    JobEndpointGrpc.newStub(ch).dispatch(s);
+    JobEndpointGrpc.JobEndpointStub stub = JobEndpointGrpc.newStub(ch);
+    (credentials == null ? stub : stub.withCallCredentials(credentials)).dispatch(s);
     s.send(Wire.hello(dispatcherId, queue, leaseToken, heartbeat));
     synchronized (lock) {
       beat(s); // the endpoint's first deadline, before any job

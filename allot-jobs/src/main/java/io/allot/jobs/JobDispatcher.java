@@ -5,6 +5,7 @@ import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobQueue;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
+import io.grpc.CallCredentials;
 import io.grpc.ManagedChannel;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -133,7 +134,7 @@ public final class JobDispatcher implements AutoCloseable {
         .register(m);
     this.dropped = new DroppedJobs(q, locks, reporter, completions, control, this::wakeClaims, released, abandoned);
     this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.endpointDeadline, b.endpointReaction,
-        b.channelFactory, locks, new Completer(reporter, completions), dropped, abandoned);
+        b.channelFactory, b.credentials, locks, new Completer(reporter, completions), dropped, abandoned);
     String leaseName = b.leaseName != null ? b.leaseName : "allot-jobs-dispatcher:" + q;
     this.lease = new LeaseKeeper(b.leadership, leaseName, dispatcherId, b.leaseTtl, () -> {
       streams.dropPending();
@@ -288,6 +289,7 @@ public final class JobDispatcher implements AutoCloseable {
     private Duration pollInterval = Duration.ofMillis(500);
     private Function<String, ManagedChannel> channelFactory =
         target -> Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
+    private CallCredentials credentials;
 
     private Builder(JobQueue queue, EndpointSource source) {
       this.queue = Objects.requireNonNull(queue, "queue");
@@ -405,6 +407,15 @@ public final class JobDispatcher implements AutoCloseable {
     public Builder channelCredentials(io.grpc.ChannelCredentials credentials) {
       Objects.requireNonNull(credentials, "credentials");
       this.channelFactory = target -> Grpc.newChannelBuilder(target, credentials).build();
+      return this;
+    }
+
+    /**
+     * Credentials sent on every dispatch stream, e.g. the bearer token an endpoint requires
+     * ({@code io.allot.server.auth.GrpcAuth.bearer(token)}: {@code authorization: Bearer <token>}). Default: none.
+     */
+    public Builder callCredentials(CallCredentials credentials) {
+      this.credentials = Objects.requireNonNull(credentials, "credentials");
       return this;
     }
 

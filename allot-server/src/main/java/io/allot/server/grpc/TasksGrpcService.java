@@ -1,5 +1,8 @@
 package io.allot.server.grpc;
 
+import io.allot.server.auth.Authenticator;
+import io.allot.server.auth.GrpcAuth;
+import io.allot.server.auth.Role;
 import io.allot.tasks.service.MemberView;
 import io.allot.tasks.service.PoolInfo;
 import io.allot.tasks.service.TaskService;
@@ -22,15 +25,10 @@ import io.allot.tasks.v1.TasksGrpc;
 import io.allot.tasks.v1.UpdateTaskRequest;
 import io.grpc.BindableService;
 import io.grpc.Metadata;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -41,15 +39,14 @@ import org.slf4j.LoggerFactory;
  * The gRPC service {@code allot.tasks.v1.Tasks} ({@code src/main/proto/allot/tasks/v1/tasks.proto}): the task
  * management API's operations over {@link TaskService}, with the REST API's errors mapped to gRPC statuses (400 and
  * 413 to INVALID_ARGUMENT, 404 NOT_FOUND, 409 ALREADY_EXISTS, 401 UNAUTHENTICATED, 503 UNAVAILABLE) whose
- * descriptions name the field. Add {@link #definition(TaskService, String)} to a server: it checks the bearer token
- * of the writes.
+ * descriptions name the field. Add {@link #definition(TaskService, Authenticator)} to a server: it checks the
+ * bearer token of every call.
  */
 public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
   private static final Logger log = LoggerFactory.getLogger(TasksGrpcService.class);
 
   /** The metadata key of the token: {@code authorization: Bearer <token>}. */
-  public static final Metadata.Key<String> AUTHORIZATION =
-      Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  public static final Metadata.Key<String> AUTHORIZATION = GrpcAuth.AUTHORIZATION;
 
   private static final Set<String> WRITES = Set.of(
       TasksGrpc.getCreateTaskMethod().getFullMethodName(),
@@ -64,43 +61,24 @@ public final class TasksGrpcService extends TasksGrpc.TasksImplBase {
 
   /**
    * The service with its token check: with a non-empty {@code apiToken}, the writes need {@code authorization:
-   * Bearer <apiToken>} (UNAUTHENTICATED otherwise); reads are open.
+   * Bearer <apiToken>} (UNAUTHENTICATED otherwise); reads are open. Without one, no check (serve it on loopback).
    */
   public static ServerServiceDefinition definition(TaskService service, String apiToken) {
-    BindableService s = new TasksGrpcService(service);
     if (apiToken == null || apiToken.isEmpty()) {
-      return s.bindService();
+      return new TasksGrpcService(service).bindService();
     }
-    return ServerInterceptors.intercept(s, new BearerCheck(apiToken));
+    return definition(service, Authenticator.builder().token("api-token", Role.WRITE, apiToken).build());
   }
 
-  /** Refuses writes without the right bearer token. */
-  static final class BearerCheck implements ServerInterceptor {
-    private final byte[] token;
-
-    BearerCheck(String token) {
-      this.token = token.getBytes(StandardCharsets.UTF_8);
-    }
-
-    @Override
-    public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-        ServerCallHandler<Q, R> next) {
-      if (WRITES.contains(call.getMethodDescriptor().getFullMethodName())) {
-        String h = headers.get(AUTHORIZATION);
-        String prefix = "Bearer ";
-        String problem = null;
-        if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
-          problem = "authorization: writes need the metadata 'authorization: Bearer <token>'";
-        } else if (!MessageDigest.isEqual(h.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8), token)) {
-          problem = "authorization: wrong bearer token";
-        }
-        if (problem != null) {
-          call.close(Status.UNAUTHENTICATED.withDescription(problem), new Metadata());
-          return new ServerCall.Listener<>() {};
-        }
-      }
-      return next.startCall(call, headers);
-    }
+  /**
+   * The service checked by {@code auth} ({@link GrpcAuth}): create, update and delete need the role {@code write},
+   * the other methods {@code read}; refused calls end UNAUTHENTICATED (no known token) or PERMISSION_DENIED (a token
+   * of the wrong role; a write from off loopback when no token is configured).
+   */
+  public static ServerServiceDefinition definition(TaskService service, Authenticator auth) {
+    BindableService s = new TasksGrpcService(service);
+    return ServerInterceptors.intercept(s, GrpcAuth.interceptor(auth, Authenticator.Channel.GRPC,
+        m -> WRITES.contains(m) ? Role.WRITE : Role.READ));
   }
 
   @Override

@@ -3,6 +3,8 @@ package io.allot.server.http;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.allot.server.auth.Authenticator;
+import io.allot.server.auth.Role;
 import io.allot.store.tasks.TaskLimits;
 import io.allot.tasks.service.TaskJson;
 import io.allot.tasks.service.TaskService;
@@ -16,7 +18,6 @@ import java.net.InetAddress;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -43,9 +44,11 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET /api/v1/pools}, {@code GET /api/v1/pools/{pool}/members}.</li>
  * </ul>
  *
- * Writes (POST, PUT, DELETE) need {@code Authorization: Bearer <token>} when the handler has a token (401
- * otherwise); without a token they are accepted only from a loopback address (403 {@link #LOOPBACK_ONLY} otherwise)
- * unless writes were opened ({@code -api-open-writes}); reads are open. Errors are
+ * Every request is checked by an {@link Authenticator} ({@code io.allot.server.auth}): writes (POST, PUT, DELETE)
+ * need {@code Authorization: Bearer <token>} of a {@code write} token when the handler has tokens (401 without a known
+ * token, 403 for a {@code read} token); without tokens they are accepted only from a loopback address (403
+ * {@link #LOOPBACK_ONLY} otherwise) unless writes were opened ({@code -api-open-writes}); reads are open unless some
+ * token has role {@code read} (then they need a token too; the OpenAPI document stays open). Errors are
  * {@code {"error": "<field>: <what is wrong>"}}: 400 bad input or malformed JSON, 401, 403, 404 unknown pool, task or
  * path, 405 wrong method (with {@code Allow}), 409, 413 (args over {@value TaskLimits#MAX_ARGS_BYTES} bytes, or a body
  * over {@value #MAX_BODY_BYTES} bytes), 503 store unreachable (the body never names the store: its URI and user go to
@@ -63,9 +66,7 @@ public final class ApiHandler {
   /** The most tasks one page of a list has (and the default). */
   public static final int MAX_LIMIT = 1000;
   /** The 403 of a write without a token from an address that is not loopback. */
-  public static final String LOOPBACK_ONLY = "authorization: this server has no API token, so it accepts writes only"
-      + " from loopback; give it one (-api-token, allot.api.token) and send 'Authorization: Bearer <token>', or open"
-      + " writes to every address with -api-open-writes (allot.api.open-writes)";
+  public static final String LOOPBACK_ONLY = Authenticator.LOOPBACK_ONLY;
   /** The 503 body: never the store's URI, user or address. */
   static final String UNAVAILABLE = TaskServiceException.UNAVAILABLE_TO_CLIENTS;
 
@@ -96,9 +97,7 @@ public final class ApiHandler {
   private static final String OPENAPI_RESOURCE = "openapi.json";
 
   private final TaskService service;
-  private final byte[] token;
-  private final boolean openWrites;
-  private final Predicate<InetAddress> loopback;
+  private final Authenticator auth;
   private final byte[] openApi;
   /** Records the writes in the event history. */
   private final io.allot.server.events.ApiWriteEvents writeEvents;
@@ -125,10 +124,13 @@ public final class ApiHandler {
 
   /** @param loopback whether a client's address is loopback (tests) */
   ApiHandler(TaskService service, String apiToken, boolean openWrites, Predicate<InetAddress> loopback) {
-    this.service = service;
-    this.token = apiToken == null || apiToken.isEmpty() ? null : apiToken.getBytes(StandardCharsets.UTF_8);
-    this.openWrites = openWrites;
-    this.loopback = loopback;
+    this(Authenticator.builder().token("api-token", Role.WRITE, apiToken).openWrites(openWrites)
+        .loopback(loopback).build(), service);
+  }
+
+  private ApiHandler(Authenticator auth, TaskService service) {
+    this.service = java.util.Objects.requireNonNull(service, "service");
+    this.auth = java.util.Objects.requireNonNull(auth, "auth");
     this.openApi = openApiDocument();
     this.writeEvents = new io.allot.server.events.ApiWriteEvents(
         io.allot.store.events.EventWriter.of(service.store()));
@@ -187,9 +189,19 @@ public final class ApiHandler {
     return new ApiHandler(this, List.copyOf(all));
   }
 
-  /** One line on who may write, for the start-up log. */
+  /**
+   * The API checked by {@code auth}.
+   *
+   * @param service the operations
+   * @param auth    decides who may read and write (tokens, roles, the loopback rule); counts the refusals
+   */
+  public static ApiHandler checkedBy(TaskService service, Authenticator auth) {
+    return new ApiHandler(auth, service);
+  }
+
+  /** One line on who may read and write, for the start-up log. */
   public String describeWrites() {
-    return describeWrites(token != null, openWrites);
+    return auth.describe();
   }
 
   /** One line on who may write: with a token, without one, or without one and opened. */
@@ -246,7 +258,7 @@ public final class ApiHandler {
         return Reply.error(503, UNAVAILABLE);
       }
       return Reply.error(httpStatus(e.kind()), e.getMessage());
-    } catch (Forbidden e) {
+    } catch (Forbidden e) { // a token of the wrong role, or no token off loopback
       return Reply.error(403, e.getMessage());
     } catch (MethodNotAllowed e) {
       return Reply.error(405, e.getMessage()).header("Allow", e.allowed);
@@ -276,25 +288,29 @@ public final class ApiHandler {
     }
     if (n == 1 && seg.get(0).equals("events")) {
       allow(method, "GET");
+      authorize(ex, Role.READ);
       return Reply.json(200, new io.allot.server.events.EventRoutes(service.store().events()).list(ex.rawQuery()));
     }
     if (n == 1 && seg.get(0).equals("pools")) {
       allow(method, "GET");
+      authorize(ex, Role.READ);
       return Reply.json(200, TaskJson.pools(service.pools()));
     }
     if (n >= 3 && seg.get(0).equals("pools")) {
       String pool = seg.get(1);
       if (n == 3 && seg.get(2).equals("members")) {
         allow(method, "GET");
+        authorize(ex, Role.READ);
         return Reply.json(200, TaskJson.members(pool, service.members(pool)));
       }
       if (n == 3 && seg.get(2).equals("tasks")) {
         allow(method, "GET", "POST");
         if (method.equals("GET")) {
+          authorize(ex, Role.READ);
           return Reply.json(200, TaskPages.page(service, pool, query(ex, "status"), query(ex, "limit"),
               query(ex, "after")));
         }
-        authorize(ex);
+        authorize(ex, Role.WRITE);
         ObjectNode body = body(ex, Set.of("name", "args", "cost"));
         JsonNode name = body.get("name");
         if (name == null || !name.isTextual()) {
@@ -309,9 +325,10 @@ public final class ApiHandler {
         allow(method, "GET", "PUT", "DELETE");
         switch (method) {
           case "GET":
+            authorize(ex, Role.READ);
             return Reply.json(200, TaskJson.task(service.get(pool, name)));
           case "PUT": {
-            authorize(ex);
+            authorize(ex, Role.WRITE);
             ObjectNode body = body(ex, Set.of("name", "args", "cost"));
             JsonNode bodyName = body.get("name");
             if (bodyName != null && !(bodyName.isTextual() && bodyName.asText().equals(name))) {
@@ -323,11 +340,14 @@ public final class ApiHandler {
             return Reply.json(200, TaskJson.task(v));
           }
           default: {
-            authorize(ex);
+            authorize(ex, Role.WRITE);
             return Reply.json(202, TaskJson.task(service.delete(pool, name)));
           }
         }
       }
+    }
+    if (method.equals("GET") && !groups.isEmpty()) {
+      authorize(ex, Role.READ); // the groups' reads; their writes call authorize(Call)
     }
     for (RouteGroup g : groups) {
       Reply r = g.route(ex, seg, this);
@@ -357,30 +377,37 @@ public final class ApiHandler {
     }
   }
 
-  /** 403 from {@link #authorize}: no token and not loopback. */
+  /** 403 from {@link #authorize}: a token whose role does not allow it, or no token and not loopback. */
   private static final class Forbidden extends RuntimeException {
-    Forbidden() {
-      super(LOOPBACK_ONLY, null, false, false);
+    Forbidden(String message) {
+      super(message, null, false, false);
     }
   }
 
+  /** Throws the 401 or 403 of a write {@link #auth} refuses: the route groups' writes (POST, PUT, DELETE). */
   void authorize(Call ex) {
-    if (token == null) {
-      if (!openWrites && !loopback.test(ex.remote())) {
-        throw new Forbidden();
-      }
+    authorize(ex, Role.WRITE);
+  }
+
+  /**
+   * The 401 or 403 of a read ({@code /api/v1/events/stream}, served outside {@link #handle}) that {@link #auth}
+   * refuses, or null when it may read.
+   */
+  Reply refusedRead(String authorization, InetAddress remote) {
+    Authenticator.Decision d = auth.check(Authenticator.Channel.REST, Role.READ, authorization, remote);
+    return d.allowed() ? null : Reply.error(d.reason().unauthenticated() ? 401 : 403, d.message());
+  }
+
+  /** Throws the 401 or 403 of a request {@link #auth} refuses to let do what {@code needed} asks. */
+  private void authorize(Call ex, Role needed) {
+    Authenticator.Decision d = auth.check(Authenticator.Channel.REST, needed, ex.authorization(), ex.remote());
+    if (d.allowed()) {
       return;
     }
-    String h = ex.authorization();
-    String prefix = "Bearer ";
-    if (h == null || !h.regionMatches(true, 0, prefix, 0, prefix.length())) {
-      throw new TaskServiceException(ErrorKind.UNAUTHENTICATED,
-          "authorization: writes need the header 'Authorization: Bearer <token>'");
+    if (d.reason().unauthenticated()) {
+      throw new TaskServiceException(ErrorKind.UNAUTHENTICATED, d.message());
     }
-    byte[] given = h.substring(prefix.length()).trim().getBytes(StandardCharsets.UTF_8);
-    if (!MessageDigest.isEqual(given, token)) {
-      throw new TaskServiceException(ErrorKind.UNAUTHENTICATED, "authorization: wrong bearer token");
-    }
+    throw new Forbidden(d.message());
   }
 
   static ObjectNode body(Call ex, Set<String> fields) {

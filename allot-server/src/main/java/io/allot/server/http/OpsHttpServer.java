@@ -136,6 +136,12 @@ public final class OpsHttpServer implements AutoCloseable {
       PrometheusMeterRegistry registry, String version, BooleanSupplier healthy, ApiHandler api) {
     String path = request.getHttpURI().getPath();
     if (api != null && path.equals(ApiHandler.PREFIX + "/events/stream")) {
+      ApiHandler.Reply refused = api.refusedRead(request.getHeaders().get(HttpHeader.AUTHORIZATION), remote(request));
+      if (refused != null) { // reads are closed and this client has no token that may read
+        refused.headers().forEach(h -> response.getHeaders().add(h[0], h[1]));
+        send(response, callback, refused.status(), refused.type(), refused.body());
+        return true;
+      }
       return api.eventStreams().open(request, response, callback); // holds no thread
     }
     if (api != null && path.startsWith(ApiHandler.PREFIX)) {
