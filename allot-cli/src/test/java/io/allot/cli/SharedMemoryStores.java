@@ -98,6 +98,11 @@ public final class SharedMemoryStores extends StoreProvider {
     }
 
     @Override
+    public io.allot.store.jobs.JobQueues jobQueues() {
+      return d.jobQueues();
+    }
+
+    @Override
     public TaskSpecs taskSpecs(String pool) {
       return d.taskSpecs(pool);
     }

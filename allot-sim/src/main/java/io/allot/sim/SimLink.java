@@ -149,6 +149,11 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   }
 
   @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    throw unused();
+  }
+
+  @Override
   public TaskSpecs taskSpecs(String pool) {
     throw unused();
   }

@@ -116,6 +116,12 @@ public final class FaultyStore extends AbstractStore {
     return faults.wrap(JobQueue.class, "jobQueue", delegate.jobQueue(name));
   }
 
+  /** The queues as a whole, with faults applied to every call ({@code jobQueues.<method>}). */
+  @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    return faults.wrap(io.allot.store.jobs.JobQueues.class, "jobQueues", delegate.jobQueues());
+  }
+
   /** The specs, with faults applied to every call ({@code taskSpecs.<method>}). */
   @Override
   public TaskSpecs taskSpecs(String pool) {

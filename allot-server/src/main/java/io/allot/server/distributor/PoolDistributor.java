@@ -83,6 +83,8 @@ public final class PoolDistributor {
   private boolean warnedNoUnits;
   /** System.nanoTime() of the next lease end or hold end; Long.MAX_VALUE: none. Read by the scheduling thread. */
   private volatile long nextChangeAtNanos = Long.MAX_VALUE;
+  /** The ping-judged members of the last round (member to live), written by the loop thread, read by any. */
+  private volatile Map<String, Boolean> pingVerdicts = Map.of();
   /** When each phase of the current round ended (System.nanoTime(), 0: not reached), for the debug log. */
   private final long[] phaseEnds = new long[PHASES.length];
 
@@ -192,6 +194,14 @@ public final class PoolDistributor {
     return Math.max(0, Math.floorDiv(at - System.nanoTime() + 999_999, 1_000_000L));
   }
 
+  /**
+   * The members judged by pings (those without a member record: original-style services) at the last round, each to
+   * whether it was live then; empty while this distributor does not lead the pool. Any thread.
+   */
+  public Map<String, Boolean> pingVerdicts() {
+    return pingVerdicts;
+  }
+
   /** Duration of the last ping round (all members in parallel). */
   public long lastPingRoundNanos() {
     return pings.lastRoundNanos();
@@ -279,6 +289,7 @@ public final class PoolDistributor {
   private void stepDown() {
     lease = null;
     events.steppedDown();
+    pingVerdicts = Map.of();
     metrics.leader.set(0);
     publisher.reset();
   }
@@ -305,6 +316,7 @@ public final class PoolDistributor {
     leaseDown.retainAll(members);
     this.members.leaseDown(leaseDown);
     List<Member> live = live(members, records, leases, judge);
+    pingVerdicts = verdicts(pinged, live);
     if (settings.removeDead()) {
       this.members.removeDead(members, judge);
     }
@@ -361,6 +373,18 @@ public final class PoolDistributor {
       }
     }
     return live;
+  }
+
+  /** Each member of {@code pinged} to whether it is in {@code live}. */
+  private static Map<String, Boolean> verdicts(Set<String> pinged, List<Member> live) {
+    if (pinged.isEmpty()) {
+      return Map.of();
+    }
+    Set<String> liveIds = new HashSet<>();
+    live.forEach(m -> liveIds.add(m.id()));
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    pinged.forEach(m -> out.put(m, liveIds.contains(m)));
+    return java.util.Collections.unmodifiableMap(out);
   }
 
   /** True if there is nothing worth publishing yet: nobody answers and nothing runs. */

@@ -60,6 +60,7 @@ public final class PostgresStore extends AbstractStore {
   private final PgTaskSpecs.Statements taskSpecsSql;
   private final PgRouteWeights.Statements routeWeightsSql;
   private final PgEvents.Statements eventsSql;
+  private final String jobQueuesSql;
 
   /** The store over {@code db}, whose server was checked and whose schema is ready; {@code s} is the quoted schema. */
   private PostgresStore(PostgresStoreConfig config, PgJdbc db, Safety safety, String s, PgChannels channels,
@@ -75,6 +76,7 @@ public final class PostgresStore extends AbstractStore {
     this.taskSpecsSql = new PgTaskSpecs.Statements(s);
     this.routeWeightsSql = new PgRouteWeights.Statements(s);
     this.eventsSql = new PgEvents.Statements(s);
+    this.jobQueuesSql = PgJobQueues.statement(s);
     this.notifications = notifications;
     db.serverBackHint(notifications::isListening);
     notifications.start();
@@ -174,6 +176,13 @@ public final class PostgresStore extends AbstractStore {
   public io.allot.store.jobs.JobQueue jobQueue(String name) {
     db.checkOpen();
     return new PgJobQueue(db, taskQueueSql, name);
+  }
+
+  /** The job queues as a whole ({@link PgJobQueues}: tables {@code jobs} and {@code job_queues}). */
+  @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    db.checkOpen();
+    return new PgJobQueues(db, jobQueuesSql);
   }
 
   @Override

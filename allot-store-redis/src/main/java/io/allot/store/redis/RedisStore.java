@@ -141,6 +141,12 @@ public final class RedisStore extends AbstractStore {
     return new RedisJobQueue(connection, safety().clockMargin(), name);
   }
 
+  /** The job queues as a whole ({@link RedisJobQueues}: found by SCAN on every node). */
+  @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    return new RedisJobQueues(connection);
+  }
+
   @Override
   public void close() {
     connection.close(notifications::close);

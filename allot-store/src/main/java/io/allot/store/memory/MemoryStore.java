@@ -119,6 +119,15 @@ public final class MemoryStore extends AbstractStore {
   }
 
   @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    state.checkOpen();
+    return () -> {
+      state.checkOpen();
+      return jobQueues.names();
+    };
+  }
+
+  @Override
   public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     state.checkOpen();
     return taskSpecs.pool(pool);
