@@ -278,6 +278,21 @@ final class JobCommand extends ParentCommand {
 
     abstract int apply(QueueOps ops, JobQueue queue, List<String> keys);
 
+    /** Tells the event history which jobs were changed ({@code n} of the keys). */
+    private void record(Store s, JobQueue queue, int n) {
+      boolean retry = verb().equals("retry");
+      List<String> changed = n == keys.size() ? keys.stream().distinct().toList() : keys.stream().distinct()
+          .filter(k -> queue.get(k).map(j -> j.status() == (retry ? JobStatus.TODO : JobStatus.IGNORED))
+              .orElse(false)).toList();
+      io.allot.store.events.JobEvents events = new io.allot.store.events.JobEvents(
+          io.allot.store.events.EventWriter.of(s));
+      if (retry) {
+        events.retried(io.allot.store.events.JobEvents.cliActor(), queue.name(), changed);
+      } else {
+        events.ignored(io.allot.store.events.JobEvents.cliActor(), queue.name(), changed);
+      }
+    }
+
     /** The subcommand's name (retry, ignore): the verb of its messages and its client name. */
     String verb() {
       return spec.name();
@@ -299,6 +314,7 @@ final class JobCommand extends ParentCommand {
         } catch (QueueOps.FinishedException e) {
           throw new BadInputException(e.getMessage());
         }
+        record(s, queue, n);
         spec.commandLine().getOut().printf("%s %d of %d jobs in queue %s%n", verb().equals("retry") ? "retried"
             : "ignored", n, keys.size(), queue.name());
         if (n < keys.size()) {

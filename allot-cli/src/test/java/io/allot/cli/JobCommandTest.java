@@ -53,6 +53,11 @@ class JobCommandTest {
     try (PostgresStore s = PostgresStore.connect(schema.uri())) {
       assertThat(s.jobQueue("mail").get("a").orElseThrow().status()).isEqualTo(JobStatus.TODO);
       assertThat(s.jobQueue("mail").get("c").orElseThrow().status()).isEqualTo(JobStatus.IGNORED);
+      // the event history names each job changed by hand, and not the missing one
+      assertThat(s.events().query(io.allot.store.events.EventQuery.all()).events())
+          .extracting(e -> e.kind().wire() + " " + e.subject() + " " + e.actor().startsWith("cli:") + " " + e.pool())
+          .containsExactly("job-ignored mail/a true null", "job-ignored mail/c true null",
+              "job-retried mail/a true null");
     }
   }
 

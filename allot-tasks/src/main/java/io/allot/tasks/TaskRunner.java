@@ -64,6 +64,7 @@ public final class TaskRunner implements AutoCloseable {
       });
   /** The attempt running for each task, by name. */
   private final Map<String, Attempt> attempts = new ConcurrentHashMap<>();
+  private final TaskEvents history;
 
   private TaskRunner(Builder b) {
     this.handler = b.handler;
@@ -76,6 +77,7 @@ public final class TaskRunner implements AutoCloseable {
       throw new IllegalArgumentException("pool: the divider builder needs a pool (the pool whose task specs to run)");
     }
     this.cache = new TaskSpecCache(b.divider.store(), pool, b.specRefresh);
+    this.history = new TaskEvents(io.allot.store.events.EventWriter.of(b.divider.store()), pool);
     try {
       this.specs = cache.specs();
       this.divider = b.divider.unitCost(cache::cost).build();
@@ -212,6 +214,7 @@ public final class TaskRunner implements AutoCloseable {
       } catch (RuntimeException e) {
         log.warn("task {}: recording its start failed ({}); it runs anyway", name, e.toString());
       }
+      history.started(member, spec);
       Attempt a = new Attempt(unit, spec, Thread.currentThread());
       attempts.put(name, a);
       TaskSpec latest = cache.spec(name).orElse(spec);
@@ -261,6 +264,7 @@ public final class TaskRunner implements AutoCloseable {
       failures++;
       boolean failing = failures > failureLimit;
       String text = error.toString();
+      history.failed(member, name, failures, failing && failures == failureLimit + 1, text);
       log.warn("task {} failed ({} in {} s{}): {}", name, failures, failureWindow.toSeconds(),
           failing ? ", failing" : "", text);
       try {

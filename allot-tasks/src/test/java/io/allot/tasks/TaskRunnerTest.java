@@ -125,6 +125,30 @@ class TaskRunnerTest {
     assertThat(starts.get("flaky").get()).isEqualTo(5);
   }
 
+  private java.util.List<io.allot.store.events.RecordedEvent> events(String task) {
+    return mem.events().query(io.allot.store.events.EventQuery.all().inPool(P)).events().stream()
+        .filter(e -> task.equals(e.subject())).toList();
+  }
+
+  @Test
+  void startsFailuresAndTheTurnToFailedAreInTheEventHistory() {
+    TaskHandler failing = ctx -> {
+      throw new IllegalStateException("feed closed");
+    };
+    specs().create("hist", "{}", 1);
+    TaskRunner r = runner(failing, 10, Duration.ofMinutes(1));
+    String me = r.divider().memberId();
+    table.publish(me, "hist");
+    await().until(() -> events("hist").stream().anyMatch(e -> e.detail().startsWith("Processing -> Failed")));
+    var history = events("hist");
+    assertThat(history.get(0).kind()).isEqualTo(io.allot.store.events.EventKind.TASK_STATUS);
+    assertThat(history.get(0).detail()).isEqualTo("Created -> Processing on " + me);
+    assertThat(history).allMatch(e -> e.actor().equals(me));
+    assertThat(history).filteredOn(e -> e.kind() == io.allot.store.events.EventKind.TASK_FAILED).hasSizeGreaterThan(2)
+        .allMatch(e -> e.detail().endsWith("java.lang.IllegalStateException: feed closed"));
+    assertThat(history).filteredOn(e -> e.detail().startsWith("Processing -> Failed")).hasSize(1);
+  }
+
   @Test
   void capacityCountsCosts() {
     specs().create("big", "{}", 3);

@@ -152,6 +152,9 @@ public final class EventStreams implements AutoCloseable {
               s.caughtUp = false; // a burst: each reads its own pages from its cursor
             } else {
               s.send(shared.events().stream().filter(e -> e.id() > s.cursor && s.query.matches(e)).toList(), now);
+              // every event up to the read's last was seen: a stream whose filter matched none moves on too, so the
+              // lowest cursor stays near the newest event
+              s.cursor = Math.max(s.cursor, shared.lastId().orElse(s.cursor));
             }
           }
         }

@@ -173,9 +173,7 @@ public final class ApiHandler {
 
   private ApiHandler(ApiHandler base, List<RouteGroup> groups) {
     this.service = base.service;
-    this.token = base.token;
-    this.openWrites = base.openWrites;
-    this.loopback = base.loopback;
+    this.auth = base.auth;
     this.openApi = base.openApi;
     this.writeEvents = base.writeEvents;
     this.eventStreams = base.eventStreams;
