@@ -105,6 +105,12 @@ class DevProcessTest {
       assertThat(members.size()).as(members.toString()).isGreaterThanOrEqualTo(2);
       assertThat(get(r, "/api/v1/pools").toString()).contains(names.demoPool()).contains(names.workerPool())
           .contains(names.taskPool());
+      // issue 19: the ping-only demo members are in the views, judged by ping; the table, units list, queues routes
+      JsonNode demo = get(r, "/api/v1/pools/" + names.demoPool() + "/members").get("members");
+      assertThat(demo.toString()).as(demo.toString()).contains("\"judgedBy\":\"ping\"");
+      assertThat(get(r, "/api/v1/pools/" + names.demoPool() + "/units").get("units")).hasSize(20);
+      assertThat(get(r, "/api/v1/pools/" + names.workerPool() + "/table").get("units").size()).isPositive();
+      assertThat(get(r, "/api/v1/queues").toString()).contains(names.queue());
 
       if (store != null) { // the same seen in the store itself
         assertThat(store.ownership(names.workerPool()).owners()).as("owned worker units").isNotEmpty();

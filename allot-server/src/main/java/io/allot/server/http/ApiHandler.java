@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code GET|PUT|DELETE /api/v1/pools/{pool}/tasks/{name}}: the task; PUT {@code {"args", "cost"}} (cost
  *       optional: kept) answers 200; DELETE answers 202 (deletion converges: OnDeleting, then Deleted).</li>
  *   <li>{@code GET /api/v1/pools}, {@code GET /api/v1/pools/{pool}/members}.</li>
+ *   <li>the routes of the {@link RouteGroup}s given to {@link #withRoutes} ({@link ServerRoutes}: the table with
+ *       owners, the units list, live routing weights, job queues).</li>
  * </ul>
  *
  * Every request is checked by an {@link Authenticator} ({@code io.allot.server.auth}): writes (POST, PUT, DELETE)

@@ -179,6 +179,8 @@ class TaskServiceTest {
         ? Map.of("10.0.0.1:80", true, "10.0.0.2:80", false, "m1", false) : Map.of());
     assertThat(withPings.pools()).containsExactly(new PoolInfo("p", 0, 0, 2), new PoolInfo("q", 0, 0, 0));
     assertThat(api.pools()).containsExactly(new PoolInfo("p", 0, 0, 1), new PoolInfo("q", 0, 0, 0));
+    assertThat(withPings.withUnitsList("l").withUnitsLists(Map.of("p", "l")).pools()).as("kept by the other withs")
+        .containsExactly(new PoolInfo("p", 0, 0, 2), new PoolInfo("q", 0, 0, 0));
     List<MemberView> members = withPings.members("p");
     assertThat(members).extracting(MemberView::id).containsExactly("10.0.0.1:80", "10.0.0.2:80", "m1");
     assertThat(members.get(0)).isEqualTo(new MemberView("10.0.0.1:80", true, 0, 1, null, 0, null, MemberView.PING));
