@@ -168,6 +168,7 @@ public final class OwnerRetryInterceptor implements ClientInterceptor {
         }
         retried = true;
         reRouted.incrementAndGet();
+        RouteMeters.reroutes(String.valueOf(next.authority())).increment();
         attempt = next.newCall(method, options.withOption(AllotRouting.OWNER_HINT, owner));
         attempt.start(new AttemptListener(), headers);
         if (requested > 0) {
