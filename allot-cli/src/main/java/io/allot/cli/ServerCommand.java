@@ -114,7 +114,7 @@ final class ServerCommand implements Callable<Integer> {
     }
     apiOptions.check();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    Store s = store.open("allot-distributor", redisFlags, err);
+    Store s = io.allot.store.metrics.StoreMeters.wrap(store.open("allot-distributor", redisFlags, err), registry);
     // the task API serves the pools of this server, reading the table it publishes
     // and refuses a task in a pool fed by its units list (the task would drop the list's units from the table)
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())

@@ -29,7 +29,7 @@ public final class DevMode implements AutoCloseable {
   public static final String TABLE = "sys-matching-table";
 
   private final PrintStream out;
-  private final Store store = new MemoryStore();
+  private final Store store;
   private final List<DemoMember> members = new ArrayList<>();
   private final DistributorServer server;
   private final Duration chaosEvery;
@@ -39,6 +39,7 @@ public final class DevMode implements AutoCloseable {
   public DevMode(PrintStream out, int memberCount, int unitCount, String strategy, Duration poll, Duration chaosEvery, MeterRegistry registry) {
     this.out = out;
     this.chaosEvery = chaosEvery;
+    this.store = io.allot.store.metrics.StoreMeters.wrap(new MemoryStore(), registry);
     for (int i = 0; i < memberCount; i++) {
       DemoMember m = new DemoMember(0, true, i % 2 == 1).start(); // every other one also answers the legacy ping
       members.add(m);
