@@ -113,8 +113,8 @@ public final class StoreMeters extends AbstractStore {
     private final MeterRegistry registry;
     private final Counter unavailable;
     private final Counter reconnects;
-    /** Timers by "op outcome"; a concurrent map (Micrometer's own lookup is slower than a hit here). */
-    private final ConcurrentMap<String, Timer> timers = new ConcurrentHashMap<>();
+    /** Each operation's timers by method (no string built per call); a concurrent map of thread-safe values. */
+    private final ConcurrentMap<Method, OpTimers> timers = new ConcurrentHashMap<>();
     /** Set when a call found the store unavailable, cleared (and counted) by the next call that succeeds. */
     private final AtomicBoolean down = new AtomicBoolean();
 
@@ -136,9 +136,12 @@ public final class StoreMeters extends AbstractStore {
       if (method.getDeclaringClass() == Object.class) {
         return Proxies.invoke(target, method, args);
       }
-      String op = roleName + "." + method.getName();
+      OpTimers op = timers.get(method);
+      if (op == null) {
+        op = timers.computeIfAbsent(method, m -> new OpTimers(registry, roleName + "." + m.getName()));
+      }
       long start = System.nanoTime();
-      String outcome = "ok";
+      int outcome = OpTimers.OK;
       try {
         Object result = Proxies.invoke(target, method, args);
         if (down.get() && down.compareAndSet(true, false)) {
@@ -146,24 +149,52 @@ public final class StoreMeters extends AbstractStore {
         }
         return result;
       } catch (StoreUnavailableException e) {
-        outcome = "unavailable";
+        outcome = OpTimers.UNAVAILABLE;
         unavailable.increment();
         down.set(true);
         throw e;
       } catch (FencedException e) {
-        outcome = "fenced";
+        outcome = OpTimers.FENCED;
         throw e;
       } catch (Throwable e) {
-        outcome = "error";
+        outcome = OpTimers.ERROR;
         throw e;
       } finally {
-        timer(op, outcome).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
+        op.timer(outcome).record(System.nanoTime() - start, java.util.concurrent.TimeUnit.NANOSECONDS);
       }
     }
+  }
 
-    private Timer timer(String op, String outcome) {
-      return timers.computeIfAbsent(op + ' ' + outcome, k -> Timer.builder(ROUND_TRIP).tag("op", op)
-          .tag("outcome", outcome).description("one store call, by operation and outcome").register(registry));
+  /**
+   * One operation's timers by outcome, the {@code ok} one made at once, the others at their first use.
+   * Thread-safe: an atomic array (Micrometer returns the same timer if two threads register one).
+   */
+  private static final class OpTimers {
+    static final int OK = 0;
+    static final int UNAVAILABLE = 1;
+    static final int FENCED = 2;
+    static final int ERROR = 3;
+    private static final String[] OUTCOMES = {"ok", "unavailable", "fenced", "error"};
+
+    private final MeterRegistry registry;
+    private final String op;
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Timer> byOutcome =
+        new java.util.concurrent.atomic.AtomicReferenceArray<>(OUTCOMES.length);
+
+    OpTimers(MeterRegistry registry, String op) {
+      this.registry = registry;
+      this.op = op;
+      timer(OK);
+    }
+
+    Timer timer(int outcome) {
+      Timer t = byOutcome.get(outcome);
+      if (t == null) {
+        t = Timer.builder(ROUND_TRIP).tag("op", op).tag("outcome", OUTCOMES[outcome])
+            .description("one store call, by operation and outcome").register(registry);
+        byOutcome.set(outcome, t);
+      }
+      return t;
     }
   }
 }
