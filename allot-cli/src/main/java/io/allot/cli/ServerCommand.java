@@ -120,7 +120,11 @@ final class ServerCommand implements Callable<Integer> {
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())
         .withUnitsList(settings.workunitsNamespace());
     CountDownLatch stop = new CountDownLatch(1);
+    // allot_tasks_status per pool, read every 10 s (docs/operations.md, Metrics)
+    List<io.allot.tasks.TaskMetrics> taskMeters = settings.servicesNamespaces().stream()
+        .map(p -> io.allot.tasks.TaskMetrics.bind(tasks, p, registry, Duration.ofSeconds(10))).toList();
     try (s;
+        AutoCloseable stopTaskMeters = () -> taskMeters.forEach(io.allot.tasks.TaskMetrics::close);
         OpsHttpServer http = bound("-prom-port " + promPort,
             () -> new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks)));
         ApiOptions.Running grpc = bound("-api-grpc-port", () -> apiOptions.grpc(tasks));

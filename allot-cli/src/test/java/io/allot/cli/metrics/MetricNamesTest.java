@@ -165,6 +165,19 @@ class MetricNamesTest {
         ch.shutdownNow().awaitTermination(10, TimeUnit.SECONDS);
       }
     }
+    // the meters count what happened, not only exist
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      assertThat(registry.get("allot.worker.units").tag("pool", pool).gauge().value()).isEqualTo(3);
+      assertThat(registry.get("allot.worker.claims").tag("pool", pool).tag("result", "granted").functionCounter()
+          .count()).isGreaterThanOrEqualTo(3);
+      assertThat(registry.get("allot.worker.lease.renew").tag("pool", pool).timer().count()).isPositive();
+      assertThat(registry.get("allot.distributor.units").tag("state", "placed").gauge().value()).isEqualTo(3);
+      assertThat(registry.get("allot.distributor.table.epoch").gauge().value()).isPositive();
+      assertThat(registry.get("allot.store.round.trip").tag("op", "membership.renew").timer().count()).isPositive();
+      assertThat(registry.get("allot.jobs.status").tag("status", "finished").gauge().value()).isEqualTo(1);
+      assertThat(registry.get("allot.route.picks").counters().stream().mapToDouble(c -> c.count()).sum())
+          .isPositive();
+    });
     Map<String, String> out = new TreeMap<>();
     for (Meter m : registry.getMeters()) {
       String prom = m.getId().getConventionName(registry.config().namingConvention());
