@@ -104,6 +104,16 @@ public final class StoreMeters extends AbstractStore {
   }
 
   @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    return meters.wrap(io.allot.store.jobs.JobQueues.class, "jobQueues", delegate.jobQueues());
+  }
+
+  @Override
+  public io.allot.store.events.Events events() {
+    return meters.wrap(io.allot.store.events.Events.class, "events", delegate.events());
+  }
+
+  @Override
   public void close() {
     delegate.close();
   }

@@ -56,6 +56,8 @@ class StoreMetersTest {
       @Override public io.allot.store.jobs.JobQueue jobQueue(String n) { return memory.jobQueue(n); }
       @Override public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) { return memory.taskSpecs(pool); }
       @Override public io.allot.store.RouteWeights routeWeights(String pool) { return memory.routeWeights(pool); }
+      @Override public io.allot.store.events.Events events() { return memory.events(); }
+      @Override public io.allot.store.jobs.JobQueues jobQueues() { return memory.jobQueues(); }
       @Override public void close() { memory.close(); }
     };
     try (Store store = StoreMeters.wrap(outer, registry)) {
