@@ -90,9 +90,9 @@ final class DistributorProcess {
         afterGc += p.getCollectionUsage().getUsed();
       }
     }
-    Timer cycle = reg.find("allot_cycle").timer();
-    Timer publish = reg.find("allot_publish").timer();
-    Timer compute = reg.find("allot_compute").timer();
+    Timer cycle = reg.find("allot.distributor.rounds").timer();
+    Timer publish = reg.find("allot.distributor.publish").timer();
+    Timer compute = reg.find("allot.distributor.compute").timer();
     return new Stats(heap.getUsed(), afterGc, heap.getCommitted(), cycle == null ? 0 : cycle.count(),
         cycle == null ? 0 : cycle.totalTime(TimeUnit.MILLISECONDS), publish == null ? 0 : publish.count(),
         publish == null ? 0 : publish.totalTime(TimeUnit.MILLISECONDS),

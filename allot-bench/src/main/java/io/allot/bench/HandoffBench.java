@@ -186,8 +186,8 @@ final class HandoffBench implements Callable<Integer> {
       out.printf(Locale.ROOT, "  split at the release announcement: stop -> released p50 %.1f ms, p99 %.1f ms;"
           + " released -> started p50 %.1f ms, p99 %.1f ms%n", pctMs(o, 50), pctMs(o, 99), pctMs(c, 50), pctMs(c, 99));
       out.printf(Locale.ROOT, "join of a fifth member: full share after %d ms%n", fullShare / 1_000_000L);
-      out.printf(Locale.ROOT, "distributor over the run: %s; %s; %s%n", timer(meters, "allot_cycle", "cycles"),
-          timer(meters, "allot_compute", "computations"), timer(meters, "allot_publish", "table writes"));
+      out.printf(Locale.ROOT, "distributor over the run: %s; %s; %s%n", timer(meters, "allot.distributor.rounds", "rounds"),
+          timer(meters, "allot.distributor.compute", "computations"), timer(meters, "allot.distributor.publish", "table writes"));
       for (Member m : live) {
         m.divider.cancel();
       }

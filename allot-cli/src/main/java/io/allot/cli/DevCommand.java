@@ -112,7 +112,8 @@ final class DevCommand implements Callable<Integer> {
     apiOptions.meterRegistry(registry);
     DevPlatform.Settings settings = new DevPlatform.Settings(members, units, strategy, p, c);
     // the in-memory store's warning (everything lost at exit) is what dev means: not printed
-    try (Store s = StoreOption.isMemory(uri) ? store.open("allot-dev") : store.open("allot-dev", err);
+    try (Store s = io.allot.store.metrics.StoreMeters.wrap(
+        StoreOption.isMemory(uri) ? store.open("allot-dev") : store.open("allot-dev", err), registry);
         DevPlatform dev = new DevPlatform(s, names, settings, System.out, registry);
         OpsHttpServer http = ServerCommand.bound("--prom-port " + promPort,
             () -> new OpsHttpServer(promPort, registry, Main.version(), () -> true, apiOptions.http(dev.tasks())

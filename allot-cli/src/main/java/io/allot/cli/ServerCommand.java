@@ -122,15 +122,19 @@ final class ServerCommand implements Callable<Integer> {
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     apiOptions.meterRegistry(registry);
     apiOptions.check();
-    Store s = store.open("allot-distributor", redisFlags, err);
+    Store s = io.allot.store.metrics.StoreMeters.wrap(store.open("allot-distributor", redisFlags, err), registry);
     // the task API serves the pools of this server, reading the table it publishes
     // and refuses a task in a pool fed by its units list (the task would drop the list's units from the table)
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())
         .withUnitsList(settings.workunitsNamespace());
     CountDownLatch stop = new CountDownLatch(1);
+    // allot_tasks_status per pool, read every 10 s (docs/operations.md, Metrics)
+    List<io.allot.tasks.TaskMetrics> taskMeters = settings.servicesNamespaces().stream()
+        .map(p -> io.allot.tasks.TaskMetrics.bind(tasks, p, registry, Duration.ofSeconds(10))).toList();
     // the views show the members the distributor judges by pings (original-style services) as it judges them; the
     // distributor starts once the APIs listen, and stops after them
     try (s;
+        AutoCloseable stopTaskMeters = () -> taskMeters.forEach(io.allot.tasks.TaskMetrics::close);
         DistributorServer server = new DistributorServer(s, settings, registry, null, tlsClient.credentialsOrNull());
         OpsHttpServer http = bound("-prom-port " + promPort, () -> new OpsHttpServer(promPort, registry,
             Main.version(), () -> ping(s), apiOptions.http(tasks.withPingVerdicts(server::pingVerdicts))

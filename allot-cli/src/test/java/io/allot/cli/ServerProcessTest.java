@@ -163,7 +163,7 @@ class ServerProcessTest {
       Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> redis.leadership().current(lease).isPresent());
       HttpResponse<String> metrics = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + prom + "/metrics")).build(), HttpResponse.BodyHandlers.ofString());
       assertThat(metrics.statusCode()).isEqualTo(200);
-      assertThat(metrics.body()).contains("allot_leader").contains("allot_members").contains("allot_cycle");
+      assertThat(metrics.body()).contains("allot_distributor_leader").contains("allot_distributor_members").contains("allot_distributor_rounds_seconds").contains("allot_store_round_trip_seconds").contains("allot_tasks_status");
       assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + prom + "/version")).build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
       assertThat(http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + prom + "/healthz")).build(), HttpResponse.BodyHandlers.ofString()).body()).isEqualTo("ok\n");
       proc.destroy(); // SIGTERM

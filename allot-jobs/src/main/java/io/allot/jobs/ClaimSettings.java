@@ -67,7 +67,7 @@ abstract class ClaimSettings<B extends ClaimSettings<B>> {
   }
 
   /**
-   * Where the meters go (a worker's {@code allot.queue.*}, a dispatcher's {@code allot.queue.dispatch.*}, tagged with
+   * Where the meters go (a worker's {@code allot.jobs.*}, a dispatcher's {@code allot.jobs.dispatch.*}, tagged with
    * the queue). Default: nowhere.
    */
   public B meterRegistry(MeterRegistry meters) {

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * their jobs runnable again at once, the attempts not counted. Their locks are no longer extended from then on. A
  * give-back the store refuses or cannot take is logged: those jobs run again once their locks expire, and then the
  * attempt counts. Such attempts are not told to the {@link AttemptListener} (they did not end: they did not happen);
- * they are counted ({@code allot.queue.given_back}). Never throws. Immutable.
+ * they are counted ({@code allot.jobs.given.back}). Never throws. Immutable.
  */
 record GiveBack(JobQueue queue, String worker, LockKeeper locks, Counter givenBack) {
   private static final Logger log = LoggerFactory.getLogger(GiveBack.class);

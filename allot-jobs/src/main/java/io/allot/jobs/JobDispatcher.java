@@ -117,19 +117,19 @@ public final class JobDispatcher implements AutoCloseable {
         b.endpointDeadline.toMillis() / 4), b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis() / 3));
     String q = queue.name();
     MeterRegistry m = b.meters;
-    Counter abandoned = Counter.builder("allot.queue.dispatch.abandoned").tag("queue", q)
+    Counter abandoned = Counter.builder("allot.jobs.dispatch.abandoned").tag("queue", q)
         .description("jobs dropped with a broken stream or a lost lease, left to run again after their lock expired")
         .register(m);
-    Counter claimFailures = Counter.builder("allot.queue.dispatch.claim.failures").tag("queue", q)
+    Counter claimFailures = Counter.builder("allot.jobs.dispatch.claim.failures").tag("queue", q)
         .description("claims that failed").register(m);
     this.control = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-dispatch-" + q + "-control-"));
     this.completions = Executors.newFixedThreadPool(b.completionThreads,
         Threads.named("allot-dispatch-" + q + "-complete-"));
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
     this.reporter = new AttemptReporter(queue, locks, b.backoff, b.batchSize, b.listener,
-        AttemptReporter.counters(m, "allot.queue.dispatch.jobs", q,
+        AttemptReporter.counters(m, "allot.jobs.dispatch.attempts", q,
             "results from endpoints, by what the store did with them"), null);
-    Counter released = Counter.builder("allot.queue.dispatch.released").tag("queue", q)
+    Counter released = Counter.builder("allot.jobs.dispatch.released").tag("queue", q)
         .description("jobs of broken or silent streams given back once their endpoint had surely stopped them")
         .register(m);
     this.dropped = new DroppedJobs(q, locks, reporter, completions, control, this::wakeClaims, released, abandoned);
@@ -142,10 +142,13 @@ public final class JobDispatcher implements AutoCloseable {
     });
     this.claims = new ClaimLoop(queue, dispatcherId, b.batchSize, b.pollInterval, tickMillis, lease, streams, locks,
         claimFailures, abandoned);
-    Gauge.builder("allot.queue.dispatch.outstanding", this, JobDispatcher::outstanding).tag("queue", q)
+    Gauge.builder("allot.jobs.dispatch.outstanding", this, JobDispatcher::outstanding).tag("queue", q)
         .description("jobs sent to endpoints without a result yet").register(m);
-    Gauge.builder("allot.queue.dispatch.leader", this, d -> d.isLeading() ? 1 : 0).tag("queue", q)
+    Gauge.builder("allot.jobs.dispatch.leader", this, d -> d.isLeading() ? 1 : 0).tag("queue", q)
         .description("1 while this dispatcher holds the queue's dispatcher lease").register(m);
+    io.micrometer.core.instrument.FunctionCounter.builder("allot.jobs.dispatch.lock.extensions", locks,
+        LockKeeper::extensions).tag("queue", q).description("job locks extended while an endpoint ran the job")
+        .register(m);
   }
 
   /**

@@ -17,11 +17,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A queue's counts as gauges: {@code allot.queue.size{queue, status}} (jobs per status) and
- * {@code allot.queue.oldest_todo_age_seconds{queue}}, read from the store every {@code interval} on a thread of its
+ * A queue's counts as gauges: {@code allot.jobs.status{queue, status}} (jobs per status) and
+ * {@code allot.jobs.oldest.todo.age{queue}} (seconds), read from the store every {@code interval} on a thread of its
  * own (one {@link JobQueue#stats} call each time: a count over the queue's rows, so keep the interval in seconds).
- * A worker's own meters ({@code allot.queue.jobs}, {@code .claim}, {@code .complete}, {@code .handle},
- * {@code .in_flight}) come from {@link JobWorker.Builder#meterRegistry}.
+ * A worker's own meters ({@code allot.jobs.attempts}, {@code .claim}, {@code .complete}, {@code .run},
+ * {@code .in.flight}, {@code .lock.extensions}) come from {@link JobWorker.Builder#meterRegistry}.
  *
  * <p>The values are atomics written by the polling thread only and read by the registry.
  */
@@ -41,11 +41,11 @@ public final class JobMetrics implements AutoCloseable {
     for (JobStatus s : JobStatus.values()) {
       AtomicLong v = new AtomicLong();
       sizes.put(s, v);
-      Gauge.builder("allot.queue.size", v, AtomicLong::get).tag("queue", queue.name())
+      Gauge.builder("allot.jobs.status", v, AtomicLong::get).tag("queue", queue.name())
           .tag("status", s.name().toLowerCase()).description("jobs in the queue with this status").register(meters);
     }
-    Gauge.builder("allot.queue.oldest_todo_age_seconds", oldestTodoAgeMillis, a -> a.get() / 1000.0)
-        .tag("queue", queue.name()).description("how long the oldest due todo job has waited").register(meters);
+    Gauge.builder("allot.jobs.oldest.todo.age", oldestTodoAgeMillis, a -> a.get() / 1000.0)
+        .tag("queue", queue.name()).baseUnit("seconds").description("how long the oldest due todo job has waited").register(meters);
     this.poller = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "allot-jobs-" + queue.name() + "-metrics");
       t.setDaemon(true);

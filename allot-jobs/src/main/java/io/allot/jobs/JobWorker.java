@@ -6,6 +6,7 @@ import io.allot.store.jobs.ClaimedJob;
 import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobQueue;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Timer;
@@ -109,24 +110,26 @@ public final class JobWorker implements AutoCloseable {
     MeterRegistry m = b.meters;
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
     this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(this.batchSize, concurrency), b.listener,
-        AttemptReporter.counters(m, "allot.queue.jobs", q, "attempts ended, by what the store did with them"),
-        Timer.builder("allot.queue.complete").tag("queue", q).description("one finish or fail call")
+        AttemptReporter.counters(m, "allot.jobs.attempts", q, "attempts ended, by what the store did with them"),
+        Timer.builder("allot.jobs.complete").tag("queue", q).description("one finish or fail call")
             .publishPercentiles(0.5, 0.99).register(m));
-    this.giveBack = new GiveBack(queue, workerId, locks, Counter.builder("allot.queue.given_back").tag("queue", q)
+    this.giveBack = new GiveBack(queue, workerId, locks, Counter.builder("allot.jobs.given.back").tag("queue", q)
         .description("claimed jobs a closing worker gave back to the store, their attempts not counted").register(m));
     this.handlers = Executors.newFixedThreadPool(concurrency, Threads.named("allot-jobs-" + q + "-handler-"));
     this.extender = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-jobs-" + q + "-extend-"));
     this.claimer = Threads.named("allot-jobs-" + q + "-dispatch-").newThread(this::claimLoop);
-    this.claimFailures = Counter.builder("allot.queue.claim.failures").tag("queue", q)
+    this.claimFailures = Counter.builder("allot.jobs.claim.failures").tag("queue", q)
         .description("claims that could not reach the store").register(m);
-    this.shortClaims = Counter.builder("allot.queue.claim.short").tag("queue", q)
+    this.shortClaims = Counter.builder("allot.jobs.claim.short").tag("queue", q)
         .description("claims that got fewer jobs than asked: nothing more runnable, or the rate limit's permits ran "
             + "out; the worker then waits a poll interval").register(m);
-    this.claimTimer = Timer.builder("allot.queue.claim").tag("queue", q).description("one claim call")
+    this.claimTimer = Timer.builder("allot.jobs.claim").tag("queue", q).description("one claim call")
         .publishPercentiles(0.5, 0.99).register(m);
-    this.handleTimer = Timer.builder("allot.queue.handle").tag("queue", q).description("one handler run")
+    this.handleTimer = Timer.builder("allot.jobs.run").tag("queue", q).description("one attempt from its start to its end (the handler)")
         .register(m);
-    m.gauge("allot.queue.in_flight", List.of(Tag.of("queue", q)), inFlight, ConcurrentHashMap::size);
+    m.gauge("allot.jobs.in.flight", List.of(Tag.of("queue", q)), inFlight, ConcurrentHashMap::size);
+    FunctionCounter.builder("allot.jobs.lock.extensions", locks, LockKeeper::extensions).tag("queue", q)
+        .description("job locks extended while their handler ran").register(m);
   }
 
   /**

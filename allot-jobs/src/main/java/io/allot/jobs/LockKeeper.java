@@ -35,6 +35,8 @@ final class LockKeeper {
   private final Duration ttl;
   private final LongSupplier nanos;
   private final Set<HeldLock> kept = ConcurrentHashMap.newKeySet();
+  /** Locks extended so far (an atomic: read by the meters). */
+  private final java.util.concurrent.atomic.AtomicLong extensions = new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * @param ttl   the lock TTL claims and extensions ask for
@@ -44,6 +46,11 @@ final class LockKeeper {
     this.queue = queue;
     this.ttl = ttl;
     this.nanos = nanos;
+  }
+
+  /** Locks extended since this keeper was made (for {@code allot.jobs.lock.extensions}). */
+  long extensions() {
+    return extensions.get();
   }
 
   Duration ttl() {
@@ -103,6 +110,7 @@ final class LockKeeper {
       long sent = nanos.getAsLong();
       try {
         if (queue.extend(l.key(), l.token(), ttl)) {
+          extensions.incrementAndGet();
           if (!l.extended(sent, ttl.toNanos())) {
             lost(l, onLost, "its lock ran out before the extension was answered");
           }

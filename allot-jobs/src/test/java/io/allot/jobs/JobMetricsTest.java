@@ -23,10 +23,10 @@ class JobMetricsTest {
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
       try (JobMetrics m = JobMetrics.bind(q, meters, Duration.ofHours(1), store.clock()::timeMillis)) {
         m.poll();
-        assertThat(meters.get("allot.queue.size").tag("queue", "m").tag("status", "todo").gauge().value()).isEqualTo(2);
-        assertThat(meters.get("allot.queue.size").tag("status", "finished").gauge().value()).isEqualTo(1);
-        assertThat(meters.get("allot.queue.size").tag("status", "ignored").gauge().value()).isZero();
-        assertThat(meters.get("allot.queue.oldest_todo_age_seconds").gauge().value()).isGreaterThanOrEqualTo(0);
+        assertThat(meters.get("allot.jobs.status").tag("queue", "m").tag("status", "todo").gauge().value()).isEqualTo(2);
+        assertThat(meters.get("allot.jobs.status").tag("status", "finished").gauge().value()).isEqualTo(1);
+        assertThat(meters.get("allot.jobs.status").tag("status", "ignored").gauge().value()).isZero();
+        assertThat(meters.get("allot.jobs.oldest.todo.age").gauge().value()).isGreaterThanOrEqualTo(0);
       }
       assertThatThrownBy(() -> JobMetrics.bind(q, new SimpleMeterRegistry(), Duration.ofMillis(5), () -> 0))
           .hasMessageContaining("interval");

@@ -63,7 +63,7 @@ class JobWorkerTest {
     assertThat(ends.of(AttemptOutcome.FINISHED)).doesNotHaveDuplicates();
     assertThat(seen).hasSize(50).containsEntry("k7", "d7");
     assertThat(q.stats(0).count(JobStatus.FINISHED)).isEqualTo(50);
-    assertThat(meters.get("allot.queue.jobs").tag("outcome", "finished").counter().count()).isEqualTo(50.0);
+    assertThat(meters.get("allot.jobs.attempts").tag("outcome", "finished").counter().count()).isEqualTo(50.0);
   }
 
   @Test

@@ -85,7 +85,7 @@ class WorkerCloseTest {
       w.close();
       assertGivenBack(q, "running", "waiting");
       assertThat(ends.byOutcome).isEmpty(); // given back: no attempt ended, none failed
-      await().atMost(PATIENCE).until(() -> meters.get("allot.queue.given_back").counter().count() == 2.0);
+      await().atMost(PATIENCE).until(() -> meters.get("allot.jobs.given.back").counter().count() == 2.0);
       // and the next claim gets it, on its first attempt, with a larger token
       long before = q.get("running").orElseThrow().token();
       assertThat(q.claim("next", 2, LONG_LOCK)).allSatisfy(c -> {

@@ -37,10 +37,16 @@ abstract class AllotBalancer<C> extends LoadBalancer {
   private Status lastFailure = Status.UNAVAILABLE.withDescription("no member connected yet");
   private ConnectivityState state;
   private SubchannelPicker current;
+  /** Counts the READY pickers' picks ({@link RouteMeters}); thread-safe. */
+  private final io.micrometer.core.instrument.Counter picks;
 
-  /** A balancer whose config is {@code defaultConfig} until a resolution brings one of {@code configType}. */
-  AllotBalancer(Helper helper, Class<C> configType, C defaultConfig) {
+  /**
+   * A balancer of {@code policy} whose config is {@code defaultConfig} until a resolution brings one of
+   * {@code configType}.
+   */
+  AllotBalancer(Helper helper, String policy, Class<C> configType, C defaultConfig) {
     this.helper = Objects.requireNonNull(helper, "helper");
+    this.picks = RouteMeters.picks(String.valueOf(helper.getAuthority()), policy);
     this.configType = Objects.requireNonNull(configType, "configType");
     this.config = Objects.requireNonNull(defaultConfig, "defaultConfig");
   }
@@ -178,7 +184,7 @@ abstract class AllotBalancer<C> extends LoadBalancer {
       }
     }
     if (!ready.isEmpty()) {
-      publish(ConnectivityState.READY, picker(List.copyOf(ready)));
+      publish(ConnectivityState.READY, RouteMeters.counted(picker(List.copyOf(ready)), picks));
     } else if (connecting) {
       publish(ConnectivityState.CONNECTING, new SubchannelPicker() {
         @Override

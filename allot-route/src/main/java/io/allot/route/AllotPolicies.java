@@ -95,7 +95,7 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new AllotBalancer<>(helper, Boolean.class, true) {
+      return new AllotBalancer<>(helper, getPolicyName(), Boolean.class, true) {
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
           return strategy.picker(ready);
@@ -147,7 +147,7 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new AllotBalancer<>(helper, LeastRequestConfig.class, new LeastRequestConfig(2, true)) {
+      return new AllotBalancer<>(helper, "allot_least_request", LeastRequestConfig.class, new LeastRequestConfig(2, true)) {
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
           return new Pickers.LeastRequest(ready, config().choiceCount(), config().latencyAware());
@@ -191,7 +191,7 @@ public final class AllotPolicies {
 
   static final class CanaryBalancer extends AllotBalancer<CanaryConfig> {
     CanaryBalancer(Helper helper) {
-      super(helper, CanaryConfig.class, new CanaryConfig(Map.of(), false));
+      super(helper, "allot_canary", CanaryConfig.class, new CanaryConfig(Map.of(), false));
     }
 
     @Override
@@ -304,10 +304,14 @@ public final class AllotPolicies {
 
     @Override
     public LoadBalancer newLoadBalancer(LoadBalancer.Helper helper) {
-      return new AllotBalancer<>(helper, OwnerConfig.class, new OwnerConfig(Pickers.Strategy.ROUND_ROBIN)) {
+      String pool = String.valueOf(helper.getAuthority());
+      io.micrometer.core.instrument.Counter hits = RouteMeters.owner(pool, "hit");
+      io.micrometer.core.instrument.Counter misses = RouteMeters.owner(pool, "miss");
+      return new AllotBalancer<>(helper, "allot_owner", OwnerConfig.class,
+          new OwnerConfig(Pickers.Strategy.ROUND_ROBIN)) {
         @Override
         protected SubchannelPicker picker(List<Backend> ready) {
-          return new OwnerPicker(table(), ready, config().fallback().picker(ready));
+          return new OwnerPicker(table(), ready, config().fallback().picker(ready), hits, misses);
         }
       };
     }
@@ -320,8 +324,14 @@ public final class AllotPolicies {
     /** By owner index of the table: the owner's pick, or null when it is not READY. */
     private final LoadBalancer.PickResult[] ownerPicks;
     private final LoadBalancer.SubchannelPicker fallback;
+    /** Owner hits and misses (thread-safe counters). */
+    private final io.micrometer.core.instrument.Counter hits;
+    private final io.micrometer.core.instrument.Counter misses;
 
-    OwnerPicker(RouteTable table, List<Backend> ready, LoadBalancer.SubchannelPicker fallback) {
+    OwnerPicker(RouteTable table, List<Backend> ready, LoadBalancer.SubchannelPicker fallback,
+        io.micrometer.core.instrument.Counter hits, io.micrometer.core.instrument.Counter misses) {
+      this.hits = hits;
+      this.misses = misses;
       this.table = table;
       this.fallback = fallback;
       Map<String, Backend> m = new HashMap<>();
@@ -343,13 +353,16 @@ public final class AllotPolicies {
       if (hint != null) {
         Backend b = readyById.get(hint);
         if (b != null) {
+          hits.increment();
           return b.pick;
         }
       }
       int owner = table.ownerIndex(Pickers.key(args));
       if (owner >= 0 && ownerPicks[owner] != null) {
+        hits.increment();
         return ownerPicks[owner];
       }
+      misses.increment();
       return fallback.pickSubchannel(args);
     }
 

@@ -21,6 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class OwnerRetryInterceptor implements ClientInterceptor {
   private final AtomicLong reRouted = new AtomicLong();
+  /** {@code allot.route.reroutes} by channel authority (the pool), registered at a channel's first call. */
+  private final java.util.concurrent.ConcurrentMap<String, io.micrometer.core.instrument.Counter> reroutes =
+      new java.util.concurrent.ConcurrentHashMap<>();
 
   /** How many calls were sent a second time to a hinted owner. */
   public long reRouted() {
@@ -42,6 +45,7 @@ public final class OwnerRetryInterceptor implements ClientInterceptor {
         }
       };
     }
+    reroutes.computeIfAbsent(String.valueOf(next.authority()), RouteMeters::reroutes);
     return new RetryingCall<>(method, options, next);
   }
 
@@ -168,6 +172,7 @@ public final class OwnerRetryInterceptor implements ClientInterceptor {
         }
         retried = true;
         reRouted.incrementAndGet();
+        reroutes.computeIfAbsent(String.valueOf(next.authority()), RouteMeters::reroutes).increment();
         attempt = next.newCall(method, options.withOption(AllotRouting.OWNER_HINT, owner));
         attempt.start(new AttemptListener(), headers);
         if (requested > 0) {

@@ -32,10 +32,9 @@ public class AllotTasksAutoConfiguration {
       ObjectProvider<MeterRegistry> meters) {
     AllotProperties.TaskSettings t = properties.tasks();
     int capacity = capacity(t.capacity());
-    TaskRunner runner = TaskRunner.builder(Members.builder(store, properties.worker(), t.pool(), t.port(), capacity),
-        handler).build();
-    meters.ifAvailable(m -> DividerMeters.bind(m, runner.divider(), t.pool(), "tasks"));
-    return runner;
+    io.allot.worker.Divider.Builder member = Members.builder(store, properties.worker(), t.pool(), t.port(), capacity);
+    meters.ifAvailable(member::meterRegistry);
+    return TaskRunner.builder(member, handler).build();
   }
 
   /** Starts the runner with the context, drains and closes it on shutdown. */

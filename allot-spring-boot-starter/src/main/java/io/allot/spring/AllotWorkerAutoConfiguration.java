@@ -42,8 +42,8 @@ public class AllotWorkerAutoConfiguration {
     AllotProperties.WorkerSettings w = properties.worker();
     boolean onAppServer = appServer.getIfAvailable() != null;
     Divider.Builder b = Members.builder(store, w, w.pool(), onAppServer ? 0 : w.port(), null);
+    meters.ifAvailable(b::meterRegistry);
     Divider divider = (onAppServer ? b.pingsOnAppServer(0) : b).build();
-    meters.ifAvailable(m -> DividerMeters.bind(m, divider, w.pool(), "units"));
     return UnitRunner.builder(divider, handler).build();
   }
 

@@ -127,9 +127,9 @@ class AutoConfigurationTest {
               .containsEntry("mailer", "emails").containsEntry("annotated", "annotated-queue");
           assertThat(ctx.getBean("allotWorkerLifecycle", AllotLifecycle.class).isRunning()).isTrue();
           MeterRegistry meters = ctx.getBean(MeterRegistry.class);
-          assertThat(meters.find("allot.member.units").tag("pool", "units").gauge()).isNotNull();
-          assertThat(meters.find("allot.member.lease.valid").tag("pool", "tasks").gauge()).isNotNull();
-          assertThat(meters.find("allot.queue.in_flight").tag("queue", "emails").gauge()).isNotNull();
+          assertThat(meters.find("allot.worker.units").tag("pool", "units").gauge()).isNotNull();
+          assertThat(meters.find("allot.worker.lease.valid").tag("pool", "tasks").gauge()).isNotNull();
+          assertThat(meters.find("allot.jobs.in.flight").tag("queue", "emails").gauge()).isNotNull();
         });
   }
 

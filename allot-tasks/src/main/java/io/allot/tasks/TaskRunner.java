@@ -65,6 +65,12 @@ public final class TaskRunner implements AutoCloseable {
   /** The attempt running for each task, by name. */
   private final Map<String, Attempt> attempts = new ConcurrentHashMap<>();
   private final TaskEvents history;
+  /** Handler runs that failed, and restarts for updates, since built (atomics: {@link TaskMetrics}). */
+  private final java.util.concurrent.atomic.AtomicLong failed = new java.util.concurrent.atomic.AtomicLong();
+  private final java.util.concurrent.atomic.AtomicLong restarted = new java.util.concurrent.atomic.AtomicLong();
+  /** The registry of the divider builder, or null; immutable. */
+  private final io.micrometer.core.instrument.MeterRegistry meters;
+  private final String pool;
 
   private TaskRunner(Builder b) {
     this.handler = b.handler;
@@ -76,6 +82,8 @@ public final class TaskRunner implements AutoCloseable {
     if (pool == null) {
       throw new IllegalArgumentException("pool: the divider builder needs a pool (the pool whose task specs to run)");
     }
+    this.meters = b.divider.meterRegistry();
+    this.pool = pool;
     this.cache = new TaskSpecCache(b.divider.store(), pool, b.specRefresh);
     this.history = new TaskEvents(io.allot.store.events.EventWriter.of(b.divider.store()), pool);
     try {
@@ -97,6 +105,9 @@ public final class TaskRunner implements AutoCloseable {
   /** Starts the divider. */
   public void start() {
     units.start();
+    if (meters != null) {
+      TaskMetrics.bindRunner(meters, pool, divider.memberId(), attempts, failed, restarted);
+    }
   }
 
   /** The divider this runner drives. */
@@ -247,6 +258,7 @@ public final class TaskRunner implements AutoCloseable {
       }
       long now = System.currentTimeMillis();
       if (a.restart) {
+        restarted.incrementAndGet();
         continue; // stopped for an update (the interrupt may surface as any exception): not a failure
       }
       if (error == null) {
@@ -262,6 +274,7 @@ public final class TaskRunner implements AutoCloseable {
         failures = 0;
       }
       failures++;
+      failed.incrementAndGet();
       boolean failing = failures > failureLimit;
       String text = error.toString();
       history.failed(member, name, failures, failing && failures == failureLimit + 1, text);

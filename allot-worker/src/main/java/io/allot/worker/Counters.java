@@ -11,6 +11,10 @@ final class Counters {
   final AtomicLong claimsRefused = new AtomicLong();
   final AtomicLong releases = new AtomicLong();
   final AtomicLong storeErrors = new AtomicLong();
+  /** Told each acknowledged lease renewal's round trip in nanoseconds ({@link DividerMeters}); volatile. */
+  volatile java.util.function.LongConsumer renewNanos = n -> { };
+  /** Told each handoff gap in nanoseconds: from a unit's first refused claim to its start; volatile. */
+  volatile java.util.function.LongConsumer handoffGapNanos = n -> { };
 
   DividerStats snapshot() {
     return new DividerStats(registrations.get(), leaseLosses.get(), renewFailures.get(), claims.get(),

@@ -118,9 +118,13 @@ public final class Divider implements AutoCloseable {
   private final MemberSession session;
   private final ReconcileLoop loop;
   private final MemberShutdown shutdown;
+  /** Where start() binds the meters, or null; immutable. */
+  private final io.micrometer.core.instrument.MeterRegistry meterRegistry;
 
   private Divider(Store store, Settings settings, List<UnitListener> listeners,
-      java.util.function.ToIntFunction<String> unitCost, DividerBackend backend) {
+      java.util.function.ToIntFunction<String> unitCost, DividerBackend backend,
+      io.micrometer.core.instrument.MeterRegistry meterRegistry) {
+    this.meterRegistry = meterRegistry;
     this.settings = settings;
     this.backend = backend;
     this.terminated = new Wakeup(backend);
@@ -247,6 +251,9 @@ public final class Divider implements AutoCloseable {
     try {
       String id = settings.host() + ":" + openPings.getAsInt();
       memberId = id;
+      if (meterRegistry != null) {
+        DividerMeters.bind(meterRegistry, this, counters, settings.pool(), id);
+      }
       String tag = settings.pool() + "/" + id;
       events.start("pool=" + settings.pool() + " member=" + id);
       loop.prepare(id);
@@ -588,6 +595,7 @@ public final class Divider implements AutoCloseable {
     private Duration shutdownGrace = Duration.ofSeconds(5);
     private final List<UnitListener> listeners = new ArrayList<>();
     private DividerBackend backend = DividerBackend.system();
+    private io.micrometer.core.instrument.MeterRegistry meterRegistry;
 
     /** The store this builder was made with (for companions that build on the divider, such as allot-tasks' {@code TaskRunner}). */
     public Store store() {
@@ -772,6 +780,21 @@ public final class Divider implements AutoCloseable {
     }
 
     /**
+     * Where the member's meters go ({@code allot.worker.*}, tagged {@code pool} and {@code member}, bound at
+     * {@link Divider#start()}); none by default. Companions built on this builder (allot-tasks' {@code TaskRunner})
+     * put theirs there too.
+     */
+    public Builder meterRegistry(io.micrometer.core.instrument.MeterRegistry meterRegistry) {
+      this.meterRegistry = Objects.requireNonNull(meterRegistry, "meterRegistry");
+      return this;
+    }
+
+    /** The registry set with {@link #meterRegistry}, or null. */
+    public io.micrometer.core.instrument.MeterRegistry meterRegistry() {
+      return meterRegistry;
+    }
+
+    /**
      * The clock, threads and locks the divider runs on; default {@link DividerBackend#system()}, which every
      * application wants. A simulator injects virtual ones here (see {@link DividerBackend}).
      */
@@ -794,7 +817,7 @@ public final class Divider implements AutoCloseable {
       Settings s = new Settings(pool, distribution, host != null ? host : AdvertisedHost.detect(), bindAddress,
           appServerPort != null ? appServerPort : port, appServerPort != null, affinity, capacity, attributes,
           leaseTtl, renewEvery, fenceMargin, syncInterval, maxConcurrentMoves, claimBatch, releaseHold, shutdownGrace);
-      return new Divider(store, s, listeners, unitCost, backend);
+      return new Divider(store, s, listeners, unitCost, backend, meterRegistry);
     }
   }
 }

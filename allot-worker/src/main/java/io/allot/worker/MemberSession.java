@@ -246,6 +246,7 @@ final class MemberSession {
         return;
       }
       long ack = lease.now();
+      counters.renewNanos.accept(ack - sent);
       lock.run(() -> {
         if (now.generation() != lease.generation()) {
           return; // fenced meanwhile: this session is abandoned

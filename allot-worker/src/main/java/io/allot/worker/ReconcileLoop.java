@@ -60,6 +60,8 @@ final class ReconcileLoop {
   private final EventDispatcher events;
   private final PublishedMeta meta;
   private final Counters counters;
+  /** When each unit waiting for its previous owner was first refused (for the handoff gap); the claiming thread only. */
+  private final Map<String, Long> refusedSince = new java.util.HashMap<>();
   private final BooleanSupplier running;
 
   /** At most one pending wake-up; thread-safe. */
@@ -315,10 +317,20 @@ final class ReconcileLoop {
       switch (c) {
         case STARTED -> {
           counters.claims.incrementAndGet();
+          Long since = refusedSince.remove(unit);
+          if (since != null) {
+            counters.handoffGapNanos.accept(lease.now() - since);
+          }
           lock.signalAll();
           events.emit(new UnitStart(unit, token.getAsLong()));
         }
-        case REFUSED -> counters.claimsRefused.incrementAndGet();
+        case REFUSED -> {
+          counters.claimsRefused.incrementAndGet();
+          if (refusedSince.size() >= 100_000) {
+            refusedSince.clear(); // units refused and then placed elsewhere: never grow without bound
+          }
+          refusedSince.putIfAbsent(unit, lease.now());
+        }
         case GIVE_BACK -> { }
       }
       return c;

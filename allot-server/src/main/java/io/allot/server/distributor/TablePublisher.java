@@ -85,6 +85,7 @@ final class TablePublisher {
     lastTable = table;
     lastMembers = members;
     metrics.tableChanges.increment();
+    metrics.epoch.set(epoch);
     return epoch;
   }
 

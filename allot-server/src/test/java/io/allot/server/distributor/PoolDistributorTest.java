@@ -291,7 +291,7 @@ class PoolDistributorTest {
     units(4);
     d.cycle(); // cannot renew: steps down
     d.cycle(); // leads again and publishes epoch 1, after 2
-    Counter lost = registry.find("allot_store_lost_state").counter();
+    Counter lost = registry.find("allot.distributor.lost.state").counter();
     assertThat(lost).isNotNull();
     assertThat(lost.count()).isEqualTo(1.0);
     d.cycle(); // from scratch: published again, though nothing changed since
