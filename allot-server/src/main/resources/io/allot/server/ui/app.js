@@ -165,7 +165,8 @@ function renderMembers() {
     return el('tr', { 'data-testid': 'member-row', 'data-member': m.id, 'data-up': String(m.up) },
       el('td', {}, el('code', {}, m.id)),
       el('td', { class: m.up ? 'up' : 'down', 'data-testid': 'member-state' }, m.up ? 'live' : 'down'),
-      el('td', { class: 'num lease-countdown', 'data-expires': m.leaseExpiresAt || '' }, countdown(m.leaseExpiresAt)),
+      el('td', { class: 'num lease-countdown', 'data-expires': m.leaseExpiresAt || '', 'data-up': String(m.up) },
+        countdown(m.leaseExpiresAt, m.up)),
       el('td', { class: 'num' }, m.affinity),
       el('td', { class: 'num' }, (m.capacity == null ? '∞' : m.capacity) + ' / ' + m.used),
       el('td', {}, m.version || ''), el('td', {}, m.zone || ''), el('td', {}, labels),
@@ -173,15 +174,17 @@ function renderMembers() {
   }));
 }
 
-function countdown(iso) {
+/** The time left of a lease; a live member past its end is being renewed (the next poll shows the new end). */
+function countdown(iso, up) {
   if (!iso) return '–';
   const ms = Date.parse(iso) - Date.now();
-  return ms <= 0 ? 'expired' : (ms / 1000).toFixed(1) + ' s';
+  if (ms > 0) return (ms / 1000).toFixed(1) + ' s';
+  return up ? 'renewing' : 'expired';
 }
 
 function tickCountdowns() {
   for (const td of document.querySelectorAll('.lease-countdown')) {
-    td.textContent = countdown(td.getAttribute('data-expires'));
+    td.textContent = countdown(td.getAttribute('data-expires'), td.getAttribute('data-up') === 'true');
   }
 }
 
