@@ -200,16 +200,17 @@ class DashboardBrowserTest {
     useToken(AllotProcesses.TOKEN);
     browser.navigate().refresh();
     await().until(() -> "true".equals(browser.findElement(By.tagName("body")).getAttribute("data-ready")));
-    type("#weight-new-key", "canary");
+    // the canary: the version of one of the fixture's workers
+    type("#weight-new-key", "v1.2");
     type("#weight-new-value", "10");
     click("#weights-save");
     String weights = "/api/v1/pools/" + allot.pool + "/weights";
-    await().until(() -> allot.get(weights).body().replace(" ", "").contains("\"canary\":10"));
-    String input = "[data-testid=weight-row][data-key=canary] [data-testid=weight-input]";
+    await().until(() -> allot.get(weights).body().replace(" ", "").contains("\"v1.2\":10"));
+    String input = "[data-testid=weight-row][data-key='v1.2'] [data-testid=weight-input]";
     await().until(() -> "10".equals(browser.findElement(By.cssSelector(input)).getAttribute("value")));
     type(input, "25");
     click("#weights-save");
-    await().until(() -> allot.get(weights).body().replace(" ", "").contains("\"canary\":25"));
+    await().until(() -> allot.get(weights).body().replace(" ", "").contains("\"v1.2\":25"));
   }
 
   /** With {@code -Dallot.ui.screenshot=PATH} (docs/images/dashboard.png), writes the page as the README shows it. */

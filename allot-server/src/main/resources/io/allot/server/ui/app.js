@@ -237,7 +237,7 @@ async function refreshTasks() {
       el('td', {}, t.name), el('td', { class: 'status-' + t.status, 'data-testid': 'task-status' }, status),
       el('td', {}, t.owner || '—'), el('td', {}, el('code', {}, JSON.stringify(t.args))),
       el('td', { class: 'num' }, t.cost), el('td', { class: 'down' }, t.lastError || ''),
-      el('td', {}, live ? el('button', { type: 'button', 'data-testid': 'task-edit', onclick: () => editTask(t) },
+      el('td', { class: 'actions' }, live ? el('button', { type: 'button', 'data-testid': 'task-edit', onclick: () => editTask(t) },
         'Edit args') : '',
       live ? el('button', { type: 'button', 'data-testid': 'task-delete', onclick: () => deleteTask(t.name) },
         'Delete') : ''));
@@ -343,7 +343,7 @@ async function refreshFailures() {
   tbody.replaceChildren(...(q.failures || []).map((f) => el('tr', { 'data-testid': 'failure-row', 'data-key': f.key },
     el('td', {}, el('code', {}, f.key)), el('td', { class: 'num' }, f.attempts), el('td', { class: 'down' }, f.error || ''),
     el('td', {}, f.time || ''),
-    el('td', {}, el('button', { type: 'button', 'data-testid': 'job-retry', onclick: () => jobAction(f.key, 'retry') }, 'Retry'),
+    el('td', { class: 'actions' }, el('button', { type: 'button', 'data-testid': 'job-retry', onclick: () => jobAction(f.key, 'retry') }, 'Retry'),
       el('button', { type: 'button', 'data-testid': 'job-ignore', onclick: () => jobAction(f.key, 'ignore') }, 'Ignore')))));
 }
 
@@ -456,9 +456,8 @@ async function main() {
   $('#task-edit-form').addEventListener('submit', saveTaskArgs);
   $('#task-edit-cancel').addEventListener('click', () => { $('#task-edit-form').hidden = true; });
   $('#weights-form').addEventListener('submit', saveWeights);
-  $('#token-save').addEventListener('click', () => tokenAnswered($('#token-input').value.trim()));
+  $('#token-dialog').addEventListener('submit', (e) => { e.preventDefault(); tokenAnswered($('#token-input').value.trim()); });
   $('#token-cancel').addEventListener('click', () => tokenAnswered(null));
-  $('#token-input').addEventListener('keydown', (e) => { if (e.key === 'Enter') tokenAnswered(e.target.value.trim()); });
   $('#events-pool').addEventListener('change', renderEvents);
   $('#events-kind').addEventListener('change', renderEvents);
   $('#pool-select').addEventListener('change', (e) => {
