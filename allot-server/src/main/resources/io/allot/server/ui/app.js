@@ -165,8 +165,8 @@ function renderMembers() {
     return el('tr', { 'data-testid': 'member-row', 'data-member': m.id, 'data-up': String(m.up) },
       el('td', {}, el('code', {}, m.id)),
       el('td', { class: m.up ? 'up' : 'down', 'data-testid': 'member-state' }, m.up ? 'live' : 'down'),
-      el('td', { class: 'num lease-countdown', 'data-expires': m.leaseExpiresAt || '', 'data-up': String(m.up) },
-        countdown(m.leaseExpiresAt, m.up)),
+      el('td', { class: m.judgedBy === 'ping' ? 'num' : 'num lease-countdown', 'data-expires': m.leaseExpiresAt || '', 'data-up': String(m.up) },
+        m.judgedBy === 'ping' ? 'by pings' : countdown(m.leaseExpiresAt, m.up)),
       el('td', { class: 'num' }, m.affinity),
       el('td', { class: 'num' }, (m.capacity == null ? '∞' : m.capacity) + ' / ' + m.used),
       el('td', {}, m.version || ''), el('td', {}, m.zone || ''), el('td', {}, labels),
@@ -235,7 +235,7 @@ async function refreshTasks() {
     const live = !t.deletedAt;
     return el('tr', { 'data-testid': 'task-row', 'data-task': t.name, 'data-status': t.status },
       el('td', {}, t.name), el('td', { class: 'status-' + t.status, 'data-testid': 'task-status' }, status),
-      el('td', {}, t.owner || '—'), el('td', {}, el('code', {}, JSON.stringify(t.args))),
+      el('td', {}, t.owner || '—'), el('td', {}, el('code', { class: 'clip', title: JSON.stringify(t.args) }, JSON.stringify(t.args))),
       el('td', { class: 'num' }, t.cost), el('td', { class: 'down' }, t.lastError || ''),
       el('td', { class: 'actions' }, live ? el('button', { type: 'button', 'data-testid': 'task-edit', onclick: () => editTask(t) },
         'Edit args') : '',
@@ -326,7 +326,7 @@ function drawChart() {
     g.lineWidth = 2;
     g.beginPath();
     h.forEach((p, i) => {
-      const x = (i / Math.max(1, CHART_POINTS - 1)) * (c.width - 10) + 5;
+      const x = (i / Math.max(1, h.length - 1)) * (c.width - 10) + 5; // the points so far fill the width
       const y = c.height - 5 - (p[k] / max) * (c.height - 10);
       if (i === 0) g.moveTo(x, y); else g.lineTo(x, y);
     });
@@ -341,7 +341,7 @@ async function refreshFailures() {
   $('#failures-queue').textContent = state.queue;
   const tbody = $('#failures-table tbody');
   tbody.replaceChildren(...(q.failures || []).map((f) => el('tr', { 'data-testid': 'failure-row', 'data-key': f.key },
-    el('td', {}, el('code', {}, f.key)), el('td', { class: 'num' }, f.attempts), el('td', { class: 'down' }, f.error || ''),
+    el('td', {}, el('code', { class: 'clip', title: f.key }, f.key)), el('td', { class: 'num' }, f.attempts), el('td', { class: 'down' }, f.error || ''),
     el('td', {}, f.time || ''),
     el('td', { class: 'actions' }, el('button', { type: 'button', 'data-testid': 'job-retry', onclick: () => jobAction(f.key, 'retry') }, 'Retry'),
       el('button', { type: 'button', 'data-testid': 'job-ignore', onclick: () => jobAction(f.key, 'ignore') }, 'Ignore')))));
