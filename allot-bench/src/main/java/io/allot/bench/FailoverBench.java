@@ -53,6 +53,11 @@ final class FailoverBench implements Callable<Integer> {
       + " of the units list.")
   boolean tasks;
 
+  @Option(names = "--jobs", description = "Job endpoints instead: a job dispatcher here (default settings) and 3 job "
+      + "endpoint processes; each trial kills the one running a job and times until the job started on another "
+      + "(goal p99 <= 2 s); --workers, --units, --tasks and --allot-jar do not apply.")
+  boolean jobs;
+
   @Option(names = "--dir", description = "Where event files go (default: a new temporary directory).")
   Path dir;
 
@@ -65,6 +70,16 @@ final class FailoverBench implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (jobs) {
+      common.checks().atLeast("--trials", trials, 1, "");
+      if (tasks) {
+        throw common.checks().bad("--jobs and --tasks: choose one");
+      }
+      Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-jobs-");
+      try (Store st = store.open(null)) {
+        return new JobFailoverRun(st, trials, d, common.out()).run();
+      }
+    }
     checkOptions();
     PrintWriter out = common.out();
     Path d = dir != null ? Files.createDirectories(dir) : Files.createTempDirectory("allot-failover-");

@@ -58,6 +58,11 @@ final class ApiOptions {
    * @throws BadInputException if the port cannot be bound
    */
   Running grpc(TaskService service) {
+    return grpc(service, null);
+  }
+
+  /** {@link #grpc(TaskService)} with {@code credentials} (TLS; null = plain text). */
+  Running grpc(TaskService service, io.grpc.ServerCredentials credentials) {
     if (grpcPort == 0) {
       return new Running() {
         @Override
@@ -71,7 +76,8 @@ final class ApiOptions {
     }
     InetSocketAddress at = token.isEmpty() && !openWrites
         ? new InetSocketAddress(InetAddress.getLoopbackAddress(), grpcPort) : new InetSocketAddress(grpcPort);
-    Server server = NettyServerBuilder.forAddress(at)
+    Server server = (credentials == null ? NettyServerBuilder.forAddress(at)
+        : NettyServerBuilder.forAddress(at, credentials))
         .addService(TasksGrpcService.definition(service, token)).build();
     try {
       server.start();

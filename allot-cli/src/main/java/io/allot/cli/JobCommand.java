@@ -4,9 +4,9 @@ import io.allot.jobs.AttemptListener;
 import io.allot.jobs.AttemptOutcome;
 import io.allot.jobs.JobWorker;
 import io.allot.server.config.GoDuration;
+import io.allot.server.queues.QueueOps;
 import io.allot.store.Store;
 import io.allot.store.jobs.Job;
-import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
 import io.allot.store.jobs.NewJob;
@@ -237,8 +237,10 @@ final class JobCommand extends ParentCommand {
       }
       try (Store s = q.store.open("allot-jobs-stats", spec.commandLine().getErr())) {
         JobQueue queue = q.open(s);
-        QueueStats st = queue.stats(failures);
-        if (st.total() == 0 && st.ratePerSecond() == 0) { // the one trace a queue leaves in every store
+        QueueStats st;
+        try {
+          st = new QueueOps(s).stats(queue, failures);
+        } catch (QueueOps.NoSuchQueueException e) { // the one trace a queue leaves in every store
           throw new BadInputException("--queue " + queue.name() + ": no such queue: it holds no job and no rate "
               + "limit (never used, or every job purged) on " + s.describe());
         }
@@ -266,7 +268,7 @@ final class JobCommand extends ParentCommand {
     }
   }
 
-  /** retry and ignore: keys by hand. */
+  /** retry and ignore: keys by hand, with the code of the REST routes ({@link QueueOps}). */
   abstract static class ByHand implements Callable<Integer> {
     @Spec CommandSpec spec;
     @Mixin QueueOptions q;
@@ -274,13 +276,7 @@ final class JobCommand extends ParentCommand {
     @Parameters(paramLabel = "KEY", arity = "1..*", description = "Job keys.")
     List<String> keys;
 
-    abstract int apply(JobQueue queue, List<String> keys);
-
-    /** Refuses the whole command, nothing changed, when one of {@code keys} may not be changed so by hand. */
-    void refuse(JobQueue queue, List<String> keys) {}
-
-    /** After {@link #apply}: refuses (exit 2) if the store left some of {@code keys} as they were, naming them. */
-    void leftAlone(JobQueue queue, List<String> keys) {}
+    abstract int apply(QueueOps ops, JobQueue queue, List<String> keys);
 
     /** The subcommand's name (retry, ignore): the verb of its messages and its client name. */
     String verb() {
@@ -289,26 +285,28 @@ final class JobCommand extends ParentCommand {
 
     @Override
     public Integer call() {
-      for (String k : keys) {
-        try {
-          JobLimits.checkKey(k);
-        } catch (IllegalArgumentException e) {
-          throw new BadInputException(e.getMessage() + "; nothing changed");
-        }
+      try {
+        QueueOps.checkKeys(keys);
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException(e.getMessage());
       }
       try (Store s = q.store.open("allot-jobs-" + verb(), spec.commandLine().getErr())) {
         JobQueue queue = q.open(s);
-        refuse(queue, keys);
-        int n = apply(queue, keys);
+        QueueOps ops = new QueueOps(s);
+        int n;
+        try {
+          n = apply(ops, queue, keys);
+        } catch (QueueOps.FinishedException e) {
+          throw new BadInputException(e.getMessage());
+        }
         spec.commandLine().getOut().printf("%s %d of %d jobs in queue %s%n", verb().equals("retry") ? "retried"
             : "ignored", n, keys.size(), queue.name());
         if (n < keys.size()) {
-          List<String> missing = keys.stream().distinct().filter(k -> queue.get(k).isEmpty()).toList();
+          List<String> missing = ops.missing(queue, keys);
           if (!missing.isEmpty()) {
             spec.commandLine().getErr().printf("allot: not in queue %s: %s%n", queue.name(),
                 String.join(", ", missing));
           }
-          leftAlone(queue, keys);
         }
         return n == keys.size() ? 0 : 1;
       }
@@ -318,8 +316,8 @@ final class JobCommand extends ParentCommand {
   @Command(name = "retry", description = "Sends jobs back to todo, due now, attempts reset. Exit 1 if a key is missing.")
   static final class Retry extends ByHand {
     @Override
-    int apply(JobQueue queue, List<String> keys) {
-      return queue.retry(keys);
+    int apply(QueueOps ops, JobQueue queue, List<String> keys) {
+      return ops.retry(queue, keys);
     }
   }
 
@@ -327,32 +325,13 @@ final class JobCommand extends ParentCommand {
       + " is finished.")
   static final class Ignore extends ByHand {
     /**
-     * A finished job stays finished: ignoring it would hide that it ran. The store's ignore leaves it so (one atomic
-     * step); this check first only refuses the whole command, nothing changed, in the usual case.
+     * A finished job stays finished: ignoring it would hide that it ran ({@link QueueOps#ignore}: the whole command
+     * is refused, nothing changed; a job that finished between the check and the ignore is named, the others were
+     * ignored).
      */
     @Override
-    void refuse(JobQueue queue, List<String> keys) {
-      refuseFinished(queue, keys, "nothing changed");
-    }
-
-    /** A job that finished between the check and the ignore: the store left it finished; the others were ignored. */
-    @Override
-    void leftAlone(JobQueue queue, List<String> keys) {
-      refuseFinished(queue, keys, "the others were ignored");
-    }
-
-    private static void refuseFinished(JobQueue queue, List<String> keys, String outcome) {
-      List<String> finished = keys.stream().distinct()
-          .filter(k -> queue.get(k).map(j -> j.status() == JobStatus.FINISHED).orElse(false)).toList();
-      if (!finished.isEmpty()) {
-        throw new BadInputException("finished, so not ignored: " + String.join(", ", finished) + " (queue "
-            + queue.name() + "); " + outcome);
-      }
-    }
-
-    @Override
-    int apply(JobQueue queue, List<String> keys) {
-      return queue.ignore(keys);
+    int apply(QueueOps ops, JobQueue queue, List<String> keys) {
+      return ops.ignore(queue, keys);
     }
   }
 
@@ -474,6 +453,8 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "100", description = "Jobs per claim. Default ${DEFAULT-VALUE}.")
     int batch;
 
+    @Mixin TlsClientOptions tls;
+
     @Override
     public Integer call() throws Exception {
       if ((endpoints == null) == (pool == null)) {
@@ -481,6 +462,7 @@ final class JobCommand extends ParentCommand {
       }
       Duration lock = c.lockTtl();
       Duration lease = GoDuration.parsePositive(leaseTtl, "--lease-ttl");
+      io.grpc.ChannelCredentials credentials = tls.credentials(); // bad TLS files fail here
       AttemptListener lines = c.eventLines(spec.commandLine().getOut(), true);
       Store s = c.q.openShared("allot-jobs-dispatcher", spec.commandLine().getErr());
       io.allot.jobs.JobDispatcher d = c.build(s, queue -> {
@@ -488,7 +470,8 @@ final class JobCommand extends ParentCommand {
             ? io.allot.jobs.EndpointSource.fixed(endpoints)
             : io.allot.jobs.EndpointSource.members(s.membership(pool), s.clock());
         io.allot.jobs.JobDispatcher.Builder b = io.allot.jobs.JobDispatcher.builder(queue, source)
-            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines);
+            .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines)
+            .channelCredentials(credentials);
         c.rateLimit(b::rateLimit);
         return b.build();
       });
@@ -513,6 +496,8 @@ final class JobCommand extends ParentCommand {
 
     @Mixin ReferenceWork work;
 
+    @Mixin TlsOptions tls;
+
     @Override
     public Integer call() throws Exception {
       if (port < 1 || port > 65535) {
@@ -526,13 +511,14 @@ final class JobCommand extends ParentCommand {
         throw new BadInputException(e.getMessage());
       }
       io.grpc.Server server = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
-          .forAddress(new java.net.InetSocketAddress(port)).addService(endpoint).build();
+          .forAddress(new java.net.InetSocketAddress(port), tls.credentials()).addService(endpoint).build();
       try {
         server.start();
       } catch (IOException e) {
         throw new BadInputException("--port " + port + ": cannot listen: " + e.getMessage());
       }
-      spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + ")");
+      spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + "), "
+          + tls.describe());
       spec.commandLine().getErr().flush();
       closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint).await();
       return 0;

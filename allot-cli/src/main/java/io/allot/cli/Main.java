@@ -60,10 +60,13 @@ public final class Main implements Runnable {
         .get("server")
         .setDefaultValueProvider(
             new EnvDefaults(env, java.util.Map.of("SERVICES_NAMESPACES", java.util.List.of("SERVICES_NAMESPACE"))));
-    // dev reads only its API token from the environment
+    // dev reads only its API token and, as every command, its store from the environment
     cl.getSubcommands().get("dev").setDefaultValueProvider(arg ->
         arg instanceof picocli.CommandLine.Model.OptionSpec o && o.longestName().equals("--api-token")
-            ? env.apply("API_TOKEN") : null);
+            ? env.apply("API_TOKEN")
+            : arg instanceof picocli.CommandLine.Model.OptionSpec o && o.longestName().equals("--store")
+                && env.apply(StoreOption.ENV) != null && !env.apply(StoreOption.ENV).isBlank()
+                ? env.apply(StoreOption.ENV) : null);
     cl.setOut(out);
     cl.setErr(err);
     cl.setExecutionExceptionHandler(

@@ -5,6 +5,7 @@ import io.allot.server.config.GoDuration;
 import io.allot.server.distributor.DistributorServer;
 import io.allot.server.distributor.DistributorSettings;
 import io.allot.server.http.OpsHttpServer;
+import io.allot.server.http.ServerRoutes;
 import io.allot.server.ping.Pinger;
 import io.allot.store.Store;
 import io.allot.tasks.service.TaskService;
@@ -64,6 +65,10 @@ final class ServerCommand implements Callable<Integer> {
 
   @picocli.CommandLine.Mixin ApiOptions apiOptions;
 
+  @picocli.CommandLine.Mixin TlsOptions tls;
+
+  @picocli.CommandLine.Mixin TlsClientOptions tlsClient;
+
   @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT", defaultValue = "9090",
       description = "Port of /metrics, /version and /healthz; 0 picks a free one. Default ${DEFAULT-VALUE}.")
   int promPort;
@@ -113,6 +118,8 @@ final class ServerCommand implements Callable<Integer> {
       err.println("allot: note: -ka-time, -ka-timeout, -ka-permit-without-stream and -config-type are accepted for compatibility and ignored");
     }
     apiOptions.check();
+    tls.server(); // bad TLS files fail here, before anything is opened
+    tlsClient.client();
     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     Store s = store.open("allot-distributor", redisFlags, err);
     // the task API serves the pools of this server, reading the table it publishes
@@ -120,17 +127,24 @@ final class ServerCommand implements Callable<Integer> {
     TaskService tasks = TaskService.forPools(s, settings.distributionNamespace(), settings.servicesNamespaces())
         .withUnitsList(settings.workunitsNamespace());
     CountDownLatch stop = new CountDownLatch(1);
+    // the views show the members the distributor judges by pings (original-style services) as it judges them; the
+    // distributor starts once the APIs listen, and stops after them
     try (s;
-        OpsHttpServer http = bound("-prom-port " + promPort,
-            () -> new OpsHttpServer(promPort, registry, Main.version(), () -> ping(s), apiOptions.http(tasks)));
-        ApiOptions.Running grpc = bound("-api-grpc-port", () -> apiOptions.grpc(tasks));
-        DistributorServer server = new DistributorServer(s, settings, registry, null).start()) {
+        DistributorServer server = new DistributorServer(s, settings, registry, null, tlsClient.credentialsOrNull());
+        OpsHttpServer http = bound("-prom-port " + promPort, () -> new OpsHttpServer(promPort, registry,
+            Main.version(), () -> ping(s), apiOptions.http(tasks.withPingVerdicts(server::pingVerdicts))
+            .withRoutes(ServerRoutes.of(s, tasks.withPingVerdicts(server::pingVerdicts),
+                settings.distributionNamespace(), settings.workunitsNamespace())), tls.server()));
+        ApiOptions.Running grpc = bound("-api-grpc-port",
+            () -> apiOptions.grpc(tasks.withPingVerdicts(server::pingVerdicts), tls.credentials()))) {
+      server.start();
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         server.close(); // releases leadership so a standby takes over at once
         stop.countDown();
       }, "allot-shutdown"));
       org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger("io.allot.server");
       log.info("metrics on :{}/metrics", http.port());
+      log.info("ports: {}; pings to members: {}", tls.describe(), tlsClient.describe());
       log.info("task API on :{}/api/v1 (OpenAPI: /api/v1/openapi.json){}; {}", http.port(),
           grpc.port() == 0 ? "" : ", gRPC allot.tasks.v1.Tasks on :" + grpc.port(), apiOptions.describeAuth());
       stop.await();

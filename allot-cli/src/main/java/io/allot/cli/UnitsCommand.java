@@ -1,13 +1,10 @@
 package io.allot.cli;
 
+import io.allot.server.units.UnitsListEditor;
 import io.allot.store.SeedKeys;
 import io.allot.store.Store;
-import io.allot.store.tasks.TaskSpecs;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -18,8 +15,9 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code allot units add|remove|list}: the units list (the server's {@code -workunits-namespace}) on any store,
- * through the store's {@link SeedKeys} role: each add and remove is one atomic store operation, the same on memory,
- * Redis and PostgreSQL. Every unit named is checked before anything is written ({@link #checkUnits}).
+ * through the store's {@link SeedKeys} role, with the code of the REST routes ({@link UnitsListEditor}): each add and
+ * remove is one atomic store operation, the same on memory, Redis and PostgreSQL. Every unit named is checked before
+ * anything is written ({@link #checkUnits}).
  */
 @Command(
     name = "units",
@@ -33,7 +31,7 @@ import picocli.CommandLine.Spec;
     subcommands = {UnitsCommand.Add.class, UnitsCommand.Remove.class, UnitsCommand.ListUnits.class})
 final class UnitsCommand extends ParentCommand {
   /** The longest unit name this command writes. */
-  static final int MAX_UNIT_CHARS = 200;
+  static final int MAX_UNIT_CHARS = UnitsListEditor.MAX_UNIT_CHARS;
 
   /** The options every units subcommand takes: the store, the pool whose units these are, the units list. */
   static final class UnitsOptions extends PoolOptions {
@@ -44,37 +42,16 @@ final class UnitsCommand extends ParentCommand {
   }
 
   /**
-   * Checks the units named on the command line: each non-empty, at most {@value #MAX_UNIT_CHARS} characters,
-   * without ',' (the distribution hash separates units with it) or control characters, and named once.
+   * Checks the units named on the command line ({@link UnitsListEditor#check}).
    *
    * @throws BadInputException naming the first bad unit
    */
   static List<String> checkUnits(List<String> units) {
-    if (units == null || units.isEmpty()) {
-      throw new BadInputException("units: name at least one unit");
+    try {
+      return UnitsListEditor.check(units);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
     }
-    Set<String> seen = new HashSet<>();
-    for (String u : units) {
-      if (u.isBlank()) {
-        throw new BadInputException("unit '" + u + "': empty name; nothing written");
-      }
-      if (u.length() > MAX_UNIT_CHARS) {
-        throw new BadInputException("unit '" + u.substring(0, 20) + "...': " + u.length() + " characters; at most "
-            + MAX_UNIT_CHARS + "; nothing written");
-      }
-      if (u.indexOf(',') >= 0) {
-        throw new BadInputException("unit '" + u + "': contains ',', which the distribution hash cannot store; "
-            + "nothing written");
-      }
-      if (u.chars().anyMatch(Character::isISOControl)) {
-        throw new BadInputException("unit '" + u.replaceAll("\\p{Cntrl}", "?")
-            + "': contains a control character; nothing written");
-      }
-      if (!seen.add(u)) {
-        throw new BadInputException("unit '" + u + "': named twice; nothing written");
-      }
-    }
-    return units;
   }
 
   /** Runs one operation on the units list of an opened store. */
@@ -105,15 +82,9 @@ final class UnitsCommand extends ParentCommand {
       }
     }
 
-    /** The number of live and deleted task specs of the pool: while it has any, they are its units. */
-    int taskCount(Store s) {
-      TaskSpecs specs;
-      try {
-        specs = s.taskSpecs(o.pool);
-      } catch (UnsupportedOperationException e) {
-        return 0; // a store without task specs: every pool takes the units list
-      }
-      return specs.version() == 0 ? 0 : specs.list().size();
+    /** The units list of {@code s}, edited as the REST API edits it. */
+    UnitsListEditor editor(Store s) {
+      return new UnitsListEditor(s, o.key);
     }
   }
 
@@ -137,19 +108,13 @@ final class UnitsCommand extends ParentCommand {
   static final class Add extends Edit {
     @Override
     void apply(Store s, PrintWriter out, PrintWriter err) {
-      int tasks = taskCount(s);
-      if (tasks > 0) {
-        throw new BadInputException("pool '" + o.pool + "' takes its units from its " + tasks + " long-running "
-            + "task(s), not from the units list '" + o.key + "': use 'allot task create', or a pool without tasks; "
-            + "nothing written");
+      UnitsListEditor.Edit edit;
+      try {
+        edit = editor(s).add(o.pool, units);
+      } catch (UnitsListEditor.PoolHasTasksException e) {
+        throw new BadInputException(e.getMessage().replace("create tasks instead", "use 'allot task create'"));
       }
-      List<String> added = new ArrayList<>();
-      List<String> kept = new ArrayList<>();
-      for (int i = units.size() - 1; i >= 0; i--) { // each at the head: the list starts with them in the order given
-        String u = units.get(i);
-        (s.seedKeys().addToList(o.key, u) ? added : kept).add(0, u);
-      }
-      report(err, o.key, "added", added, kept, "already listed");
+      report(err, o.key, "added", edit.changed(), edit.unchanged(), "already listed");
     }
   }
 
@@ -160,12 +125,8 @@ final class UnitsCommand extends ParentCommand {
   static final class Remove extends Edit {
     @Override
     void apply(Store s, PrintWriter out, PrintWriter err) {
-      List<String> removed = new ArrayList<>();
-      List<String> absent = new ArrayList<>();
-      for (String u : units) {
-        (s.seedKeys().removeFromList(o.key, u) ? removed : absent).add(u);
-      }
-      report(err, o.key, "removed", removed, absent, "not listed");
+      UnitsListEditor.Edit edit = editor(s).remove(units);
+      report(err, o.key, "removed", edit.changed(), edit.unchanged(), "not listed");
     }
   }
 
@@ -175,9 +136,9 @@ final class UnitsCommand extends ParentCommand {
   static final class ListUnits extends Op {
     @Override
     void apply(Store s, PrintWriter out, PrintWriter err) {
-      List<String> units = s.seedKeys().list(o.key);
+      List<String> units = editor(s).list();
       units.forEach(out::println);
-      int tasks = taskCount(s);
+      int tasks = editor(s).taskCount(o.pool);
       if (tasks > 0) {
         err.println("allot: pool '" + o.pool + "' takes its units from its " + tasks
             + " long-running task(s); it does not read the units list '" + o.key + "'");

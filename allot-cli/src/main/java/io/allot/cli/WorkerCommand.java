@@ -80,6 +80,8 @@ final class WorkerCommand implements Callable<Integer> {
 
   @Mixin StoreOption storeOption;
 
+  @Mixin TlsOptions tls;
+
   @Option(names = {"-events", "--events"}, paramLabel = "FILE", description = "Also append every event line to FILE.")
   Path events;
 
@@ -160,6 +162,7 @@ final class WorkerCommand implements Callable<Integer> {
     if (affinity < 0) {
       throw new BadInputException("-affinity: must be >= 0, got " + affinity);
     }
+    boolean pingsOverTls = tls.server() != null; // bad TLS files fail here, before the store is opened
     String clientName = "allot-worker-" + (host == null ? "" : host + ":") + port;
     if (StoreOption.isMemory(storeOption.uri(clientName))) {
       throw new BadInputException("-store memory: a worker must share its store with the distributor; use redis://..."
@@ -183,7 +186,6 @@ final class WorkerCommand implements Callable<Integer> {
     Divider.Builder b = Divider.builder(store)
         .pool(pool.trim())
         .distribution(distributionNamespace.trim())
-        .port(port)
         .affinity(affinity)
         .leaseTtl(GoDuration.parsePositive(leaseTtl, "-lease-ttl"))
         .renewEvery(GoDuration.parsePositive(renewEvery, "-renew-every"))
@@ -193,6 +195,11 @@ final class WorkerCommand implements Callable<Integer> {
         .claimBatch(claimBatch);
     if (host != null) {
       b.host(host.trim()); // else the SDK's default: an address other hosts can reach
+    }
+    if (pingsOverTls) {
+      b.pingsOnAppServer(port); // the pings on a TLS server of this command's own, started below
+    } else {
+      b.port(port);
     }
     if (capacity > 0) {
       b.capacity(capacity);
@@ -304,7 +311,12 @@ final class WorkerCommand implements Callable<Integer> {
       done.countDown();
     }, "allot-worker-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    divider.start();
+    if (pingsOverTls) {
+      divider.start(pingServer(divider));
+    } else {
+      divider.start();
+    }
+    org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("pings on {}: {}", divider.memberId(), tls.describe());
     org.slf4j.LoggerFactory.getLogger("io.allot.worker").info("worker {} joined pool {} (store {})",
         divider.memberId(), pool, store.describe());
     Thread commands = new Thread(() -> readCommands(divider, log, running), "allot-worker-stdin");
@@ -312,6 +324,18 @@ final class WorkerCommand implements Callable<Integer> {
     commands.start();
     done.await();
     return 0;
+  }
+
+  /** A gRPC server with the TLS of -tls-cert answering the divider's pings on -port (every interface). */
+  private io.grpc.Server pingServer(Divider divider) {
+    io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder sb = io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder
+        .forAddress(new java.net.InetSocketAddress(port), tls.credentials()).directExecutor();
+    divider.pingServices().forEach(sb::addService);
+    try {
+      return sb.build().start();
+    } catch (IOException e) {
+      throw new BadInputException("-port " + port + ": cannot listen: " + e.getMessage());
+    }
   }
 
   private void readCommands(Divider divider, EventLog log, Map<String, Long> running) {

@@ -98,6 +98,11 @@ public final class SharedMemoryStores extends StoreProvider {
     }
 
     @Override
+    public io.allot.store.jobs.JobQueues jobQueues() {
+      return d.jobQueues();
+    }
+
+    @Override
     public TaskSpecs taskSpecs(String pool) {
       return d.taskSpecs(pool);
     }
@@ -105,6 +110,11 @@ public final class SharedMemoryStores extends StoreProvider {
     @Override
     public io.allot.store.RouteWeights routeWeights(String pool) {
       return d.routeWeights(pool);
+    }
+
+    @Override
+    public io.allot.store.events.Events events() {
+      return d.events();
     }
 
     @Override

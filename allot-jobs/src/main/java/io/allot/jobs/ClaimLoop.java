@@ -65,6 +65,12 @@ final class ClaimLoop implements Runnable {
     }
   }
 
+  /** Claims again now rather than after the poll interval (jobs were given back). */
+  void wake() {
+    LockSupport.unpark(thread);
+    streams.wake();
+  }
+
   private boolean leading() {
     return !stopping && lease.leading();
   }

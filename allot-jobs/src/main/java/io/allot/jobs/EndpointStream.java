@@ -37,6 +37,8 @@ final class EndpointStream implements ClientResponseObserver<DispatcherMessage, 
   boolean ready;
   boolean open = true;
   boolean draining;
+  /** The deadlines sent on this stream; guarded by the owner's lock, set by the owner before the stream opens. */
+  EndpointStopTime stopTime;
   /** Guarded by {@code this}: the outgoing half. */
   private ClientCallStreamObserver<DispatcherMessage> out;
   /** Guarded by {@code this}. */

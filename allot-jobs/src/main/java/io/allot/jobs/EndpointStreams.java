@@ -23,8 +23,10 @@ import org.slf4j.LoggerFactory;
  * own, and the credits. The rules: never more jobs without a result on a stream than its endpoint's capacity; claim no
  * more than the free credits of all streams less the claimed jobs still waiting for one ({@code pending}); give each
  * job to the stream with the most free credits; a stream that breaks or is silent for three heartbeats is dropped with
- * its jobs, which are no longer extended and run again after their locks expire (never failed or finished here: a cut
- * network looks like a dead endpoint that may still run them).
+ * its jobs, which go to the {@link DroppedJobs}: given back to the queue once the endpoint has surely stopped them
+ * ({@link EndpointStopTime}: every deadline sent on the stream is recorded there), never before (a cut network looks
+ * like a dead endpoint that may still run them). An endpoint's deadline is at most {@code endpointDeadline}, so that
+ * happens about that long after the endpoint's last Heartbeat, whatever the lock TTL.
  *
  * <p>Guards: one lock ({@code lock}) guards the streams, their credits and outstanding jobs, {@code pending} and
  * {@code lingered}; it is never held across a store call (sends under it are gRPC's non-blocking {@code onNext}).
@@ -38,6 +40,9 @@ final class EndpointStreams {
   private final String dispatcherId;
   private final Duration lockTtl;
   private final Duration heartbeat;
+  private final long endpointDeadlineMillis;
+  private final long reactionNanos;
+  private final DroppedJobs dropped;
   private final Function<String, ManagedChannel> channelFactory;
   private final LockKeeper locks;
   private final Completer completer;
@@ -53,12 +58,21 @@ final class EndpointStreams {
   /** Channels by address; the control thread's and close's. */
   private final Map<String, ManagedChannel> channels = new HashMap<>();
 
-  EndpointStreams(String queue, String dispatcherId, Duration lockTtl, Duration heartbeat,
-      Function<String, ManagedChannel> channelFactory, LockKeeper locks, Completer completer, Counter abandoned) {
+  /**
+   * @param endpointDeadline the longest deadline an endpoint is given (less when a lock is kept for less)
+   * @param reaction         the endpoint's reaction past its deadline ({@link EndpointStopTime})
+   * @param dropped          where the jobs of dropped streams wait for their endpoint to have stopped them
+   */
+  EndpointStreams(String queue, String dispatcherId, Duration lockTtl, Duration heartbeat, Duration endpointDeadline,
+      Duration reaction, Function<String, ManagedChannel> channelFactory, LockKeeper locks, Completer completer,
+      DroppedJobs dropped, Counter abandoned) {
     this.queue = queue;
     this.dispatcherId = dispatcherId;
     this.lockTtl = lockTtl;
     this.heartbeat = heartbeat;
+    this.endpointDeadlineMillis = endpointDeadline.toMillis();
+    this.reactionNanos = reaction.toNanos();
+    this.dropped = dropped;
     this.channelFactory = channelFactory;
     this.locks = locks;
     this.completer = completer;
@@ -151,9 +165,18 @@ final class EndpointStreams {
         continue; // lost while it waited: the lock keeper let it go
       }
       best.outstanding.put(EndpointStream.AttemptId.of(l), l);
-      best.send(Wire.job(l.job(), lockTtl,
-          Wire.stopAfterMillis(l.heldUntilNanos() - locks.clock().getAsLong(), lockTtl)));
+      long stopAfter = stopAfterMillis(l.heldUntilNanos() - locks.clock().getAsLong());
+      best.send(Wire.job(l.job(), lockTtl, stopAfter));
+      best.stopTime.sent(locks.clock().getAsLong(), stopAfter); // after the send: the endpoint counts from receipt
     }
+  }
+
+  /**
+   * An endpoint's deadline for locks surely kept {@code heldNanos} more: at most {@code endpointDeadline}, and
+   * {@link Wire#stopAfterMillis} (the lock less the margin) when that is shorter.
+   */
+  private long stopAfterMillis(long heldNanos) {
+    return Math.min(endpointDeadlineMillis, Wire.stopAfterMillis(heldNanos, lockTtl));
   }
 
   // ------------------------------------------------------------------ what the streams say
@@ -183,25 +206,26 @@ final class EndpointStreams {
     completer.complete(s, l, r);
   }
 
-  /** Drops a stream and its jobs (no longer extended: left to expire). */
+  /**
+   * Drops a stream and its jobs: no deadline is sent on it any more, and its jobs go to the {@link DroppedJobs} with
+   * the instant its endpoint has surely stopped them.
+   */
   void broken(EndpointStream s, String why) {
-    List<HeldLock> dropped;
+    List<HeldLock> jobs;
     synchronized (lock) {
       if (!s.open) {
         return;
       }
       s.open = false;
       streams.remove(s.address, s);
-      dropped = new ArrayList<>(s.outstanding.values());
+      jobs = new ArrayList<>(s.outstanding.values());
       s.outstanding.clear();
       lock.notifyAll();
+      if (!jobs.isEmpty()) {
+        dropped.add(jobs, s.endpointId(), why, s.stopTime); // under the lock: no deadline is being sent on s
+      }
     }
-    dropped.forEach(locks::abandon);
-    if (!dropped.isEmpty()) {
-      abandoned.increment(dropped.size());
-      log.warn("queue {}: stream to endpoint {} broke ({}); its {} jobs run again after their locks expire", queue,
-          s.address, why, dropped.size());
-    } else {
+    if (jobs.isEmpty()) {
       log.debug("queue {}: stream to endpoint {} ended ({})", queue, s.address, why);
     }
   }
@@ -226,15 +250,15 @@ final class EndpointStreams {
 
   /** Drops the claimed jobs not sent yet (the lease went): left to expire. */
   void dropPending() {
-    List<HeldLock> dropped;
+    List<HeldLock> unsent;
     synchronized (lock) {
-      dropped = new ArrayList<>(pending);
+      unsent = new ArrayList<>(pending);
       pending.clear();
       lock.notifyAll();
     }
-    dropped.forEach(locks::abandon);
-    if (!dropped.isEmpty()) {
-      abandoned.increment(dropped.size());
+    unsent.forEach(locks::abandon);
+    if (!unsent.isEmpty()) {
+      abandoned.increment(unsent.size());
     }
   }
 
@@ -254,7 +278,9 @@ final class EndpointStreams {
   /** Sends {@code s} a Heartbeat unless it was dropped. Guarded by {@code lock} (no job is sent meanwhile). */
   private void beat(EndpointStream s) {
     if (s.open) {
-      s.send(Wire.heartbeat(Wire.stopAfterMillis(keptFor(s, locks.clock().getAsLong()), lockTtl)));
+      long stopAfter = stopAfterMillis(keptFor(s, locks.clock().getAsLong()));
+      s.send(Wire.heartbeat(stopAfter));
+      s.stopTime.sent(locks.clock().getAsLong(), stopAfter); // after the send: the endpoint counts from receipt
     }
   }
 
@@ -338,6 +364,7 @@ final class EndpointStreams {
       return;
     }
     EndpointStream s = new EndpointStream(address, this);
+    s.stopTime = new EndpointStopTime(reactionNanos, EndpointStopTime.DEFAULT_DRIFT_RATE);
     synchronized (lock) {
       streams.put(address, s);
     }

@@ -54,14 +54,17 @@ import org.slf4j.LoggerFactory;
  *   <li>The dispatcher extends the locks of jobs waiting for a credit or outstanding on live streams (those with
  *       less than two thirds of their TTL left, every tick). A job whose extension is refused is lost: the endpoint
  *       gets a Cancel, and its result will be rejected.</li>
- *   <li>A stream that breaks, or is silent for three heartbeats, is dropped with its jobs: they are neither failed
- *       nor finished, only no longer extended, and run again (on any endpoint) once their locks expired. Failing them
- *       at once would hand them to another endpoint while the first may still run them (a cut network looks the same
- *       as a dead endpoint); the lock TTL is the first endpoint's time to notice the broken stream and stop.</li>
- *   <li>Every tick (at most a quarter of the lock TTL), right after extending locks, each stream gets a Heartbeat
- *       with its endpoint's deadline: the shortest time its jobs' locks are surely kept, less a fifth of the lock
- *       TTL. An endpoint that hears none by then stops the stream's handlers, so a cut that closes nothing (a proxy
- *       that stops forwarding) cannot run a job twice at once ({@code jobs.proto}, "Deadline").</li>
+ *   <li>Every tick (at most a quarter of the lock TTL and of the endpoint deadline), right after extending locks,
+ *       each stream gets a Heartbeat with its endpoint's deadline: {@link Builder#endpointDeadline} (1 s), or less
+ *       when a lock of the stream's jobs is surely kept for less (that time less a fifth of the lock TTL). An endpoint
+ *       that hears none by then stops the stream's handlers, so a cut that closes nothing (a proxy that stops
+ *       forwarding) cannot run a job twice at once ({@code jobs.proto}, "Deadline").</li>
+ *   <li>A stream that breaks, or is silent for three heartbeats, is dropped with its jobs. Their locks are still kept
+ *       until the endpoint has surely stopped them: the last deadline sent on the stream, plus the endpoint's
+ *       reaction ({@link Builder#endpointReaction}) and 1 % for clock drift ({@code EndpointStopTime}); then each is
+ *       given back as a failure with its own token and no wait, so it runs again on another endpoint within about
+ *       1.5 s with the defaults, and a late result of the old attempt is refused by the store. Handing them over
+ *       earlier could run a job twice at once (a cut network looks the same as a dead endpoint).</li>
  *   <li>A job is finished only on its endpoint's result, and only with its own token; a result whose token lost
  *       the lock is refused by the store and reported back as rejected.</li>
  *   <li>Results are reported like a {@link JobWorker}'s ({@link AttemptReporter}): successes finished in batches,
@@ -91,6 +94,7 @@ public final class JobDispatcher implements AutoCloseable {
   private final LockKeeper locks;
   private final AttemptReporter reporter;
   private final EndpointStreams streams;
+  private final DroppedJobs dropped;
   private final ClaimLoop claims;
   private final ScheduledExecutorService control;
   private final ExecutorService completions;
@@ -107,8 +111,9 @@ public final class JobDispatcher implements AutoCloseable {
     this.drainTimeout = b.drainTimeout;
     this.rateLimit = b.rateLimit;
     // a quarter of the lock TTL: each tick's Heartbeat tells the endpoints their deadline (EndpointStreams.heartbeat)
-    this.tickMillis = Math.max(10, Math.min(Math.min(b.heartbeat.toMillis(), lockTtl.toMillis() / 4),
-        b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis() / 3));
+    // and a quarter of the endpoint deadline, so an endpoint hears several Heartbeats before its deadline passes
+    this.tickMillis = Math.max(10, Math.min(Math.min(Math.min(b.heartbeat.toMillis(), lockTtl.toMillis() / 4),
+        b.endpointDeadline.toMillis() / 4), b.leadership == null ? Long.MAX_VALUE : b.leaseTtl.toMillis() / 3));
     String q = queue.name();
     MeterRegistry m = b.meters;
     Counter abandoned = Counter.builder("allot.queue.dispatch.abandoned").tag("queue", q)
@@ -123,8 +128,12 @@ public final class JobDispatcher implements AutoCloseable {
     this.reporter = new AttemptReporter(queue, locks, b.backoff, b.batchSize, b.listener,
         AttemptReporter.counters(m, "allot.queue.dispatch.jobs", q,
             "results from endpoints, by what the store did with them"), null);
-    this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.channelFactory, locks,
-        new Completer(reporter, completions), abandoned);
+    Counter released = Counter.builder("allot.queue.dispatch.released").tag("queue", q)
+        .description("jobs of broken or silent streams given back once their endpoint had surely stopped them")
+        .register(m);
+    this.dropped = new DroppedJobs(q, locks, reporter, completions, this::wakeClaims, released, abandoned);
+    this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.endpointDeadline, b.endpointReaction,
+        b.channelFactory, locks, new Completer(reporter, completions), dropped, abandoned);
     String leaseName = b.leaseName != null ? b.leaseName : "allot-jobs-dispatcher:" + q;
     this.lease = new LeaseKeeper(b.leadership, leaseName, dispatcherId, b.leaseTtl, () -> {
       streams.dropPending();
@@ -192,6 +201,11 @@ public final class JobDispatcher implements AutoCloseable {
     return streams.connected();
   }
 
+  /** Jobs were given back: the claim loop claims again now. */
+  private void wakeClaims() {
+    claims.wake();
+  }
+
   /** The control thread's tick: the lease, the endpoints, the locks. */
   private void tick() {
     try {
@@ -206,6 +220,7 @@ public final class JobDispatcher implements AutoCloseable {
       }
       streams.reconcile(wanted, leading, lease.token());
       locks.pass(streams::lost);
+      dropped.releaseDue(System.nanoTime());
       streams.heartbeat(); // after the pass: the deadlines count the extensions just made
     } catch (RuntimeException e) {
       log.error("queue {}: dispatcher tick failed", queue.name(), e);
@@ -267,7 +282,9 @@ public final class JobDispatcher implements AutoCloseable {
     private int batchSize = 100;
     private int completionThreads = 16;
     private Duration leaseTtl = Duration.ofSeconds(10);
-    private Duration heartbeat = Duration.ofSeconds(1);
+    private Duration heartbeat = Duration.ofMillis(250);
+    private Duration endpointDeadline = Duration.ofSeconds(1);
+    private Duration endpointReaction = Duration.ofMillis(250);
     private Duration pollInterval = Duration.ofMillis(500);
     private Function<String, ManagedChannel> channelFactory =
         target -> Grpc.newChannelBuilder(target, InsecureChannelCredentials.create()).build();
@@ -334,10 +351,35 @@ public final class JobDispatcher implements AutoCloseable {
     /**
      * How often endpoints must send something (told in the Hello); a stream silent for three times as long is taken
      * for dead. The dispatcher's own Heartbeats go at least this often too (and at least every quarter of the lock
-     * TTL). 10 ms to 1 day, default 1 s.
+     * TTL, and at least every quarter of the {@link #endpointDeadline}). 10 ms to 1 day, default 250 ms.
      */
     public Builder heartbeat(Duration heartbeat) {
       this.heartbeat = timeout("heartbeat", heartbeat, 10);
+      return this;
+    }
+
+    /**
+     * The longest deadline an endpoint is given ({@code stop_after_ms}): an endpoint that hears no Heartbeat for this
+     * long stops its handlers, and the jobs of a dead or silent endpoint run elsewhere about this long (plus the
+     * {@link #endpointReaction}) after its last Heartbeat, however long the lock TTL (a lock kept for less gives a
+     * shorter deadline). Heartbeats go at least every quarter of it. 40 ms to 1 day, default 1 s.
+     */
+    public Builder endpointDeadline(Duration endpointDeadline) {
+      this.endpointDeadline = timeout("endpointDeadline", endpointDeadline, 40);
+      return this;
+    }
+
+    /**
+     * How long past its deadline an endpoint may take to have stopped its handlers: one message's transit, its
+     * timer's lateness and the handlers' response to the interrupt. The jobs of a dropped stream are given back to the
+     * queue only after the last deadline sent on it plus this (and 1 % for clock drift). 0 to 1 minute, default 250 ms.
+     */
+    public Builder endpointReaction(Duration endpointReaction) {
+      java.util.Objects.requireNonNull(endpointReaction, "endpointReaction");
+      if (endpointReaction.isNegative() || endpointReaction.compareTo(Duration.ofMinutes(1)) > 0) {
+        throw new IllegalArgumentException("endpointReaction must be in [0, 1 min] but was " + endpointReaction);
+      }
+      this.endpointReaction = endpointReaction;
       return this;
     }
 
@@ -355,6 +397,17 @@ public final class JobDispatcher implements AutoCloseable {
      */
     public Builder channelFactory(Function<String, ManagedChannel> channelFactory) {
       this.channelFactory = Objects.requireNonNull(channelFactory, "channelFactory");
+      return this;
+    }
+
+    /**
+     * Dials the endpoints with {@code credentials}, e.g. TLS ({@code TlsChannelCredentials}, or allot-tls's
+     * {@code PemTls.client(...).channelCredentials()}, which follows rotated files): sets the
+     * {@link #channelFactory} to {@code Grpc.newChannelBuilder(address, credentials).build()}.
+     */
+    public Builder channelCredentials(io.grpc.ChannelCredentials credentials) {
+      Objects.requireNonNull(credentials, "credentials");
+      this.channelFactory = target -> Grpc.newChannelBuilder(target, credentials).build();
       return this;
     }
 

@@ -1,6 +1,7 @@
 package io.allot.ping;
 
 import io.grpc.Server;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import java.io.IOException;
@@ -23,9 +24,21 @@ public final class PingServer implements AutoCloseable {
    * @throws UncheckedIOException naming the address if it cannot be bound
    */
   public PingServer(String bindHost, int port, PingService service) {
+    this(bindHost, port, service, null);
+  }
+
+  /**
+   * Binds {@code bindHost:port} (0 = any free port) with {@code credentials} (e.g. TLS: allot-tls's
+   * {@code PemTls.serverCredentials()}; null = plain text) and starts answering with {@code service}.
+   *
+   * @throws UncheckedIOException naming the address if it cannot be bound
+   */
+  public PingServer(String bindHost, int port, PingService service, ServerCredentials credentials) {
     this.service = Objects.requireNonNull(service, "service");
     Objects.requireNonNull(bindHost, "bindHost");
-    NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(bindHost, port)).directExecutor();
+    InetSocketAddress at = new InetSocketAddress(bindHost, port);
+    NettyServerBuilder b = (credentials == null ? NettyServerBuilder.forAddress(at)
+        : NettyServerBuilder.forAddress(at, credentials)).directExecutor();
     for (ServerServiceDefinition d : service.services()) {
       b.addService(d);
     }

@@ -67,6 +67,8 @@ final class AllotNameResolver extends NameResolver {
   private boolean everKnown;
   private ScheduledFuture<?> leaseTimer;
   private long leaseTimerAt = Long.MAX_VALUE;
+  /** Each address's authority is its member id ({@link AllotNameResolverProvider#MEMBER_AUTHORITY}); set before start. */
+  boolean memberAuthority;
 
   AllotNameResolver(AllotNameResolverProvider.Target target, Store store, String storeUri, Duration interval,
       SynchronizationContext syncContext) {
@@ -191,7 +193,7 @@ final class AllotNameResolver extends NameResolver {
     // drop their subchannels), where an error would let a policy keep routing to the members that left
     last = next;
     errorReported = false;
-    ResolutionResult result = next.toResult();
+    ResolutionResult result = next.toResult(memberAuthority);
     Listener2 l = listener;
     syncContext.execute(() -> {
       if (!shutdown) {
@@ -286,7 +288,7 @@ final class AllotNameResolver extends NameResolver {
       return Objects.hash(members, table.epoch(), weights);
     }
 
-    ResolutionResult toResult() {
+    ResolutionResult toResult(boolean memberAuthority) {
       List<EquivalentAddressGroup> groups = new ArrayList<>(members.size());
       members.forEach((id, meta) -> {
         Attributes.Builder a = Attributes.newBuilder()
@@ -299,6 +301,9 @@ final class AllotNameResolver extends NameResolver {
         }
         if (meta.zone() != null) {
           a.set(AllotRouting.ZONE, meta.zone());
+        }
+        if (memberAuthority) {
+          a.set(EquivalentAddressGroup.ATTR_AUTHORITY_OVERRIDE, id);
         }
         groups.add(new EquivalentAddressGroup(address(id), a.build()));
       });

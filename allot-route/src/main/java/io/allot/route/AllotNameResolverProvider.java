@@ -36,6 +36,13 @@ public final class AllotNameResolverProvider extends NameResolverProvider {
   /** Channel argument: the periodic sync interval, the fallback to notifications (default 5 s). */
   public static final NameResolver.Args.Key<Duration> SYNC_INTERVAL =
       NameResolver.Args.Key.create("allot.sync-interval");
+  /**
+   * Channel argument: {@code true} gives each member's address its own authority, the member id ({@code host:port}),
+   * instead of the pool name: over TLS each member's certificate is then checked against the address it was dialed
+   * at (certificates naming the host), not against the pool name (certificates naming the service). Default false.
+   */
+  public static final NameResolver.Args.Key<Boolean> MEMBER_AUTHORITY =
+      NameResolver.Args.Key.create("allot.member-authority");
 
   /** The default periodic sync interval. */
   public static final Duration DEFAULT_SYNC_INTERVAL = Duration.ofSeconds(5);
@@ -119,8 +126,10 @@ public final class AllotNameResolverProvider extends NameResolverProvider {
           + "the system property allot.store or the environment variable ALLOT_STORE"));
     }
     Duration interval = args.getArg(SYNC_INTERVAL);
-    return new AllotNameResolver(target, store, store == null ? uri : null,
+    AllotNameResolver r = new AllotNameResolver(target, store, store == null ? uri : null,
         interval == null ? DEFAULT_SYNC_INTERVAL : interval, args.getSynchronizationContext());
+    r.memberAuthority = Boolean.TRUE.equals(args.getArg(MEMBER_AUTHORITY));
+    return r;
   }
 
   @Override

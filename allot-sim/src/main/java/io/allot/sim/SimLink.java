@@ -149,12 +149,22 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   }
 
   @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    throw unused();
+  }
+
+  @Override
   public TaskSpecs taskSpecs(String pool) {
     throw unused();
   }
 
   @Override
   public io.allot.store.RouteWeights routeWeights(String pool) {
+    throw unused();
+  }
+
+  @Override
+  public io.allot.store.events.Events events() {
     throw unused();
   }
 

@@ -34,6 +34,12 @@ public interface RouteWeights {
    */
   long set(Map<String, Integer> weights);
 
+  /**
+   * The revision of the pool's last {@link #set}: the value it returned; 0 if the weights were never set through this
+   * role.
+   */
+  long revision();
+
   /** The pool's weights, versions in order; empty if none are set. Unmodifiable. */
   SortedMap<String, Integer> read();
 

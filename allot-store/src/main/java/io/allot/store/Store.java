@@ -17,8 +17,10 @@ package io.allot.store;
  *   <tr><td>{@link Notifications}</td><td>change hints on {@link Topic}s (pub/sub; never a log)</td><td>store</td></tr>
  *   <tr><td>{@link SeedKeys}</td><td>the original distributor's Redis layout: services lists, units list, distribution hash</td><td>key</td></tr>
  *   <tr><td>{@link io.allot.store.jobs.JobQueue}</td><td>jobs (finite queued work): enqueue, claim with a lock and a token, finish or fail, retries</td><td>queue</td></tr>
+ *   <tr><td>{@link io.allot.store.jobs.JobQueues}</td><td>the job queues as a whole: their names</td><td>store</td></tr>
  *   <tr><td>{@link io.allot.store.tasks.TaskSpecs}</td><td>long-running task specs: name, arguments, cost, desired state, the run and its faults</td><td>pool</td></tr>
  *   <tr><td>{@link RouteWeights}</td><td>live routing weights: canary version to weight, replaced whole</td><td>pool</td></tr>
+ *   <tr><td>{@link io.allot.store.events.Events}</td><td>the event history: what the components saw, bounded per pool and by age</td><td>store</td></tr>
  * </table>
  *
  * <p>Role views are cheap, thread-safe and stay valid until the store is closed; a pool-scoped view checks the pool
@@ -76,6 +78,9 @@ public interface Store extends AutoCloseable {
    */
   io.allot.store.jobs.JobQueue jobQueue(String name);
 
+  /** The job queues as a whole: which there are ({@link io.allot.store.jobs.JobQueues#names()}). */
+  io.allot.store.jobs.JobQueues jobQueues();
+
   /**
    * The long-running task specs of {@code pool}.
    *
@@ -89,6 +94,9 @@ public interface Store extends AutoCloseable {
    * @throws IllegalArgumentException if the pool name is empty
    */
   RouteWeights routeWeights(String pool);
+
+  /** The event history (what the components saw, for people; bounded per pool and by age). */
+  io.allot.store.events.Events events();
 
   /** Closes connections and stops notification delivery; later calls fail with {@link IllegalStateException}. */
   @Override

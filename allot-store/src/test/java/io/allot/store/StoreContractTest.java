@@ -1007,6 +1007,42 @@ public abstract class StoreContractTest {
   }
 
   @Test
+  void routeWeightsRevisionIsThatOfTheLastSet() {
+    String pool = key("rev");
+    assertThat(store().routeWeights(pool).revision()).as("never set").isZero();
+    long r1 = store().routeWeights(pool).set(Map.of("v1", 1));
+    assertThat(peer().routeWeights(pool).revision()).isEqualTo(r1);
+    long r2 = peer().routeWeights(pool).set(Map.of());
+    assertThat(store().routeWeights(pool).revision()).isEqualTo(r2);
+    assertThat(store().routeWeights(key("other")).revision()).as("another pool").isZero();
+  }
+
+  // ---------------------------------------------------------------- job queues as a whole
+
+  /** The queues of this test among every queue of the store (other tests' queues are there too). */
+  private List<String> myQueues() {
+    return peer().jobQueues().names().stream().filter(n -> n.startsWith(prefix())).toList();
+  }
+
+  @Test
+  void jobQueuesNamesTheQueuesThatHoldAJobOrHaveARateLimit() {
+    String withJobs = key("jobs:b");
+    String limited = key("limited:a");
+    String nothing = key("nothing");
+    assertThat(myQueues()).isEmpty();
+    store().jobQueue(nothing).stats(1); // a read leaves no trace
+    store().jobQueue(withJobs).enqueue(io.allot.store.jobs.NewJob.of("k1"));
+    store().jobQueue(limited).limitRate(5);
+    assertThat(myQueues()).containsExactly(withJobs, limited);
+    List<String> all = store().jobQueues().names();
+    assertThat(all).isSorted().doesNotHaveDuplicates();
+    store().jobQueue(limited).limitRate(0);
+    assertThat(store().jobQueue(withJobs).ignore(List.of("k1"))).isEqualTo(1);
+    assertThat(store().jobQueue(withJobs).purge(Duration.ZERO, 10)).isEqualTo(1);
+    assertThat(myQueues()).as("purged and unlimited: gone").isEmpty();
+  }
+
+  @Test
   void badRouteWeightsAreRefusedAndChangeNothing() {
     String pool = key("svc");
     store().routeWeights(pool).set(Map.of("v1", 5));

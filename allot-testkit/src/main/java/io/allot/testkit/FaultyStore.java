@@ -104,10 +104,22 @@ public final class FaultyStore extends AbstractStore {
     return faults.wrap(RouteWeights.class, "routeWeights", delegate.routeWeights(pool));
   }
 
+  /** The event history, with faults applied to every call ({@code events.<method>}). */
+  @Override
+  public io.allot.store.events.Events events() {
+    return faults.wrap(io.allot.store.events.Events.class, "events", delegate.events());
+  }
+
   /** The queue, with faults applied to every call ({@code jobQueue.<method>}). */
   @Override
   public JobQueue jobQueue(String name) {
     return faults.wrap(JobQueue.class, "jobQueue", delegate.jobQueue(name));
+  }
+
+  /** The queues as a whole, with faults applied to every call ({@code jobQueues.<method>}). */
+  @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    return faults.wrap(io.allot.store.jobs.JobQueues.class, "jobQueues", delegate.jobQueues());
   }
 
   /** The specs, with faults applied to every call ({@code taskSpecs.<method>}). */

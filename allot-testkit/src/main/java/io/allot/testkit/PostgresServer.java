@@ -321,8 +321,22 @@ public final class PostgresServer extends ThrowawayServer {
     private final List<String> alsoListenOn = new ArrayList<>();
     private final List<String> trustClients = new ArrayList<>();
     private Duration startTimeout = Duration.ofSeconds(60);
+    private Path tlsCert;
+    private Path tlsKey;
+    private boolean tlsRequired;
 
     private Builder() {}
+
+    /**
+     * Serves TLS with {@code cert} and {@code key} (PEM, e.g. a {@link TestCa} certificate; copied into the cluster,
+     * {@code ssl=on}); {@code required}: clients without TLS are refused ({@code hostssl} in {@code pg_hba.conf}).
+     */
+    public Builder tls(Path cert, Path key, boolean required) {
+      this.tlsCert = Objects.requireNonNull(cert, "cert");
+      this.tlsKey = Objects.requireNonNull(key, "key");
+      this.tlsRequired = required;
+      return this;
+    }
 
     /** Where {@code initdb}, {@code pg_ctl}, {@code psql} are; default the newest under /usr/lib/postgresql. */
     public Builder binDir(Path binDir) {
@@ -378,6 +392,23 @@ public final class PostgresServer extends ThrowawayServer {
       return this;
     }
 
+    /** Copies the certificate and key into {@code data} (the key 0600, both the server user's). */
+    private void installTls(Path data) throws IOException {
+      Path cert = data.resolve("server.crt");
+      Path key = data.resolve("server.key");
+      Files.copy(tlsCert, cert, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.copy(tlsKey, key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      Files.setPosixFilePermissions(key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+      if (ROOT) {
+        Exec.check(List.of("chown", USER, cert.toString(), key.toString()), Duration.ofSeconds(30));
+      }
+      if (tlsRequired) { // every host line becomes hostssl: a client without TLS finds no entry
+        Path hba = data.resolve("pg_hba.conf");
+        String rules = Files.readString(hba).replaceAll("(?m)^host(\\s)", "hostssl$1");
+        Files.writeString(hba, rules);
+      }
+    }
+
     /** How long initdb and a start may take; default 60 s. */
     public Builder startTimeout(Duration startTimeout) {
       this.startTimeout = Checks.atLeast("startTimeout", startTimeout, Duration.ofSeconds(1));
@@ -406,6 +437,12 @@ public final class PostgresServer extends ThrowawayServer {
         for (String cidr : trustClients) {
           Files.writeString(dir.resolve("data").resolve("pg_hba.conf"), "host all all " + cidr + " trust\n",
               StandardOpenOption.APPEND);
+        }
+        if (tlsCert != null) {
+          installTls(dir.resolve("data"));
+          frozen.settings.put("ssl", "on");
+          frozen.settings.put("ssl_cert_file", "server.crt"); // relative to the data directory
+          frozen.settings.put("ssl_key_file", "server.key");
         }
       } catch (IOException e) {
         Dirs.deleteTree(dir);

@@ -135,7 +135,8 @@ public final class Divider implements AutoCloseable {
         unitCost);
     this.meta = new PublishedMeta(settings.meta());
     this.pings = new PingEndpoint(settings);
-    this.events = new EventDispatcher(this.listeners, lease, lock, backend);
+    this.events = new EventDispatcher(this.listeners, lease, lock, backend,
+        new WorkerEvents(io.allot.store.events.EventWriter.of(store), settings.pool()));
     Membership membership = store.membership(settings.pool());
     this.session = new MemberSession(settings, backend, membership, store.clock(), safety.clockMargin().toNanos(), lock, lease,
         units, events, pings, meta, counters, this::running, this::renewing, this::wake);

@@ -37,13 +37,24 @@ final class EventDispatcher {
   /** Set once by {@link #start}; for log lines. */
   private volatile String tag = "";
 
+  /** The event history's writer of this member (self-fences, refused claims). */
+  private final WorkerEvents history;
+
+  /** The history of this member's self-fences and refused claims. */
+  WorkerEvents history() {
+    return history;
+  }
+
   /**
    * @param listeners the listeners, called in this order (the list may grow until {@link #start})
    * @param lease     decides whether a start may still be delivered
    * @param lock      the state lock, which every emitter holds
    * @param backend   the event thread and its queue's lock
+   * @param history   the member's writer into the event history
    */
-  EventDispatcher(List<UnitListener> listeners, LeaseDeadline lease, StateLock lock, DividerBackend backend) {
+  EventDispatcher(List<UnitListener> listeners, LeaseDeadline lease, StateLock lock, DividerBackend backend,
+      WorkerEvents history) {
+    this.history = history;
     this.listeners = listeners;
     this.lease = lease;
     this.lock = lock;

@@ -302,6 +302,7 @@ final class MemberSession {
     lock.signalAll();
     pings.serving(false);
     events.leaseLost(reason);
+    events.history().selfFenced(memberId, reason, stopped.size());
     log.warn("pool={} member={} fenced itself: {}; {} units stopped (LEASE_LOST), {} forgotten; registering again once"
         + " the old lease has run out", settings.pool(), memberId, reason, stopped.size(), owned);
   }

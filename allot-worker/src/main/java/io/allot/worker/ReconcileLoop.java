@@ -252,6 +252,7 @@ final class ReconcileLoop {
         inDoubt.addAll(plan.claims()); // maybe applied: checked by the next round that reaches the store
         throw e;
       }
+      events.history().claims(memberId, plan.claims(), tokens);
       for (String u : plan.claims()) {
         Long t = tokens.get(u);
         accept(u, t == null ? OptionalLong.empty() : OptionalLong.of(t), term.generation());

@@ -47,9 +47,15 @@ public final class DistributorServer implements AutoCloseable {
 
   public DistributorServer(
       Store store, DistributorSettings settings, MeterRegistry registry, BiConsumer<String, PoolDistributor.Published> onPublish) {
+    this(store, settings, registry, onPublish, null);
+  }
+
+  /** As the other constructor, pinging members over channels with {@code pingCredentials} (null: plain text). */
+  public DistributorServer(Store store, DistributorSettings settings, MeterRegistry registry,
+      BiConsumer<String, PoolDistributor.Published> onPublish, io.grpc.ChannelCredentials pingCredentials) {
     this.store = store;
     this.settings = settings;
-    this.pinger = new Pinger(settings.pingMode(), settings.pingTimeout());
+    this.pinger = new Pinger(settings.pingMode(), settings.pingTimeout(), pingCredentials);
     this.holder = ManagementFactory.getRuntimeMXBean().getName() + "/" + UUID.randomUUID().toString().substring(0, 8);
     Assigner assigner = Assigners.byName(settings.strategy());
     for (String g : settings.servicesNamespaces()) {
@@ -125,6 +131,19 @@ public final class DistributorServer implements AutoCloseable {
 
   public List<PoolDistributor> pools() {
     return pools;
+  }
+
+  /**
+   * The members of {@code pool} judged by pings (no member record) to whether they were live at its last round;
+   * empty for a pool this server does not lead or serve ({@link PoolDistributor#pingVerdicts()}). Any thread.
+   */
+  public java.util.Map<String, Boolean> pingVerdicts(String pool) {
+    for (PoolDistributor g : pools) {
+      if (g.pool().equals(pool)) {
+        return g.pingVerdicts();
+      }
+    }
+    return java.util.Map.of();
   }
 
   public String holder() {

@@ -75,6 +75,7 @@ public final class PoolDistributor {
   private final UnitsReader units;
   private final TableComputer computer;
   private final TablePublisher publisher;
+  private final DistributorEvents events;
 
   // The state below is confined to the thread running cycle() and release() (one at a time, see the class
   // comment); only `lease` is also read by other threads (isLeader(), lease()), hence volatile.
@@ -82,6 +83,8 @@ public final class PoolDistributor {
   private boolean warnedNoUnits;
   /** System.nanoTime() of the next lease end or hold end; Long.MAX_VALUE: none. Read by the scheduling thread. */
   private volatile long nextChangeAtNanos = Long.MAX_VALUE;
+  /** The ping-judged members of the last round (member to live), written by the loop thread, read by any. */
+  private volatile Map<String, Boolean> pingVerdicts = Map.of();
   /** When each phase of the current round ended (System.nanoTime(), 0: not reached), for the debug log. */
   private final long[] phaseEnds = new long[PHASES.length];
 
@@ -125,6 +128,7 @@ public final class PoolDistributor {
         new UnitsList(seedKeys, settings.workunitsNamespace(), badData)), settings.pollInterval(), pool);
     this.computer = new TableComputer(assigner);
     this.publisher = new TablePublisher(tables, settings.distributionNamespace(), pool, store.describe(), metrics);
+    this.events = new DistributorEvents(io.allot.store.events.EventWriter.of(store), pool);
   }
 
   /** The pool distributed. */
@@ -188,6 +192,14 @@ public final class PoolDistributor {
       return Long.MAX_VALUE;
     }
     return Math.max(0, Math.floorDiv(at - System.nanoTime() + 999_999, 1_000_000L));
+  }
+
+  /**
+   * The members judged by pings (those without a member record: original-style services) at the last round, each to
+   * whether it was live then; empty while this distributor does not lead the pool. Any thread.
+   */
+  public Map<String, Boolean> pingVerdicts() {
+    return pingVerdicts;
   }
 
   /** Duration of the last ping round (all members in parallel). */
@@ -257,6 +269,7 @@ public final class PoolDistributor {
       // the table in force: a stateful strategy continues from it, not from nothing
       computer.startFrom(this::readPublished);
       log.info("pool={} leader token={} holder={}", pool, lease.token(), holder);
+      events.leader(holder, lease.token());
     }
     return lease != null;
   }
@@ -275,6 +288,8 @@ public final class PoolDistributor {
 
   private void stepDown() {
     lease = null;
+    events.steppedDown();
+    pingVerdicts = Map.of();
     metrics.leader.set(0);
     publisher.reset();
   }
@@ -301,11 +316,13 @@ public final class PoolDistributor {
     leaseDown.retainAll(members);
     this.members.leaseDown(leaseDown);
     List<Member> live = live(members, records, leases, judge);
+    pingVerdicts = verdicts(pinged, live);
     if (settings.removeDead()) {
       this.members.removeDead(members, judge);
     }
     Set<String> down = new HashSet<>(judge.down());
     down.addAll(leaseDown);
+    events.liveMembers(live.stream().map(Member::id).collect(java.util.stream.Collectors.toSet()), down);
     metrics.up.set(live.size());
     metrics.down.set(down.size());
     phase(3);
@@ -358,6 +375,18 @@ public final class PoolDistributor {
     return live;
   }
 
+  /** Each member of {@code pinged} to whether it is in {@code live}. */
+  private static Map<String, Boolean> verdicts(Set<String> pinged, List<Member> live) {
+    if (pinged.isEmpty()) {
+      return Map.of();
+    }
+    Set<String> liveIds = new HashSet<>();
+    live.forEach(m -> liveIds.add(m.id()));
+    Map<String, Boolean> out = new LinkedHashMap<>();
+    pinged.forEach(m -> out.put(m, liveIds.contains(m)));
+    return java.util.Collections.unmodifiableMap(out);
+  }
+
   /** True if there is nothing worth publishing yet: nobody answers and nothing runs. */
   private boolean waitForAnswers(List<Member> live, Set<String> members, Set<String> pinged, PingJudge judge) {
     if (!live.isEmpty() || computer.previous().assignedCount() != 0) {
@@ -373,8 +402,10 @@ public final class PoolDistributor {
 
   private void publish(Map<String, String> fields, Table table, Set<String> members, List<Member> live,
       Set<String> down, PoolUnits units, Map<String, UnitHold> holds) {
+    Table previous = computer.previous();
     long epoch = publisher.publish(lease, fields, table, members);
     phase(7);
+    events.published(epoch, previous, table);
     computer.published(table);
     if (!table.unassigned().isEmpty()) {
       log.warn("pool={} {}", pool, unplaced(table.unassigned().size(), live.size(), !holds.isEmpty()));

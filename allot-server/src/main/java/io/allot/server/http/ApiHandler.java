@@ -78,7 +78,20 @@ public final class ApiHandler {
       "POST /api/v1/pools/{pool}/tasks",
       "GET /api/v1/pools/{pool}/tasks/{name}",
       "PUT /api/v1/pools/{pool}/tasks/{name}",
-      "DELETE /api/v1/pools/{pool}/tasks/{name}");
+      "DELETE /api/v1/pools/{pool}/tasks/{name}",
+      "GET /api/v1/events",
+      "GET /api/v1/events/stream",
+      // route groups (RouteGroup), served when the handler has them (withRoutes)
+      "GET /api/v1/pools/{pool}/table",
+      "GET /api/v1/pools/{pool}/units",
+      "POST /api/v1/pools/{pool}/units",
+      "DELETE /api/v1/pools/{pool}/units/{unit}",
+      "GET /api/v1/pools/{pool}/weights",
+      "PUT /api/v1/pools/{pool}/weights",
+      "GET /api/v1/queues",
+      "GET /api/v1/queues/{queue}",
+      "POST /api/v1/queues/{queue}/jobs/{key}/retry",
+      "POST /api/v1/queues/{queue}/jobs/{key}/ignore");
 
   private static final String OPENAPI_RESOURCE = "openapi.json";
 
@@ -87,6 +100,12 @@ public final class ApiHandler {
   private final boolean openWrites;
   private final Predicate<InetAddress> loopback;
   private final byte[] openApi;
+  /** Records the writes in the event history. */
+  private final io.allot.server.events.ApiWriteEvents writeEvents;
+  /** The live event streams, made on the first one and shared by this handler's copies ({@link #withRoutes}). */
+  private final StreamsHolder eventStreams;
+  /** Asked in order for the paths the routes above do not serve. */
+  private final List<RouteGroup> groups;
 
   /**
    * @param service  the operations
@@ -111,6 +130,61 @@ public final class ApiHandler {
     this.openWrites = openWrites;
     this.loopback = loopback;
     this.openApi = openApiDocument();
+    this.writeEvents = new io.allot.server.events.ApiWriteEvents(
+        io.allot.store.events.EventWriter.of(service.store()));
+    this.eventStreams = new StreamsHolder(service);
+    this.groups = List.of();
+  }
+
+  /** The event streams, made on first use; guarded by this holder. */
+  private static final class StreamsHolder {
+    private final TaskService service;
+    private io.allot.server.events.EventStreams streams; // guarded by this
+
+    StreamsHolder(TaskService service) {
+      this.service = service;
+    }
+
+    synchronized io.allot.server.events.EventStreams get() {
+      if (streams == null) {
+        streams = new io.allot.server.events.EventStreams(service.store().events());
+      }
+      return streams;
+    }
+
+    synchronized void close() {
+      if (streams != null) {
+        streams.close();
+      }
+    }
+  }
+
+  /** The server-sent event streams of the event history ({@code /api/v1/events/stream}), started on first use. */
+  public io.allot.server.events.EventStreams eventStreams() {
+    return eventStreams.get();
+  }
+
+  /** Ends the event streams, if any were opened (the server is stopping). */
+  public void closeEventStreams() {
+    eventStreams.close();
+  }
+
+  private ApiHandler(ApiHandler base, List<RouteGroup> groups) {
+    this.service = base.service;
+    this.token = base.token;
+    this.openWrites = base.openWrites;
+    this.loopback = base.loopback;
+    this.openApi = base.openApi;
+    this.writeEvents = base.writeEvents;
+    this.eventStreams = base.eventStreams;
+    this.groups = groups;
+  }
+
+  /** This handler serving also the routes of {@code more} (asked in order, after this handler's own routes). */
+  public ApiHandler withRoutes(List<RouteGroup> more) {
+    List<RouteGroup> all = new ArrayList<>(groups);
+    all.addAll(more);
+    return new ApiHandler(this, List.copyOf(all));
   }
 
   /** One line on who may write, for the start-up log. */
@@ -150,8 +224,20 @@ public final class ApiHandler {
     }
   }
 
-  /** The answer to {@code ex}; never throws. */
+  /** The answer to {@code ex}, a write recorded in the event history; never throws. */
   Reply handle(Call ex) {
+    Reply r = answer(ex);
+    String location = null;
+    for (String[] h : r.headers()) {
+      if (h[0].equals("Location")) {
+        location = h[1];
+      }
+    }
+    writeEvents.answered(ex.method(), ex.rawPath(), ex.remote(), r.status(), location);
+    return r;
+  }
+
+  private Reply answer(Call ex) {
     try {
       return route(ex);
     } catch (TaskServiceException e) {
@@ -187,6 +273,10 @@ public final class ApiHandler {
     if (n == 1 && seg.get(0).equals("openapi.json")) {
       allow(method, "GET");
       return new Reply(200, "application/json", openApi, List.of());
+    }
+    if (n == 1 && seg.get(0).equals("events")) {
+      allow(method, "GET");
+      return Reply.json(200, new io.allot.server.events.EventRoutes(service.store().events()).list(ex.rawQuery()));
     }
     if (n == 1 && seg.get(0).equals("pools")) {
       allow(method, "GET");
@@ -239,10 +329,16 @@ public final class ApiHandler {
         }
       }
     }
+    for (RouteGroup g : groups) {
+      Reply r = g.route(ex, seg, this);
+      if (r != null) {
+        return r;
+      }
+    }
     return Reply.error(404, "path: no such path '" + raw + "'; see " + PREFIX + "/openapi.json");
   }
 
-  private static void allow(String method, String... allowed) {
+  static void allow(String method, String... allowed) {
     for (String a : allowed) {
       if (a.equals(method)) {
         return;
@@ -268,7 +364,7 @@ public final class ApiHandler {
     }
   }
 
-  private void authorize(Call ex) {
+  void authorize(Call ex) {
     if (token == null) {
       if (!openWrites && !loopback.test(ex.remote())) {
         throw new Forbidden();
@@ -287,7 +383,7 @@ public final class ApiHandler {
     }
   }
 
-  private static ObjectNode body(Call ex, Set<String> fields) {
+  static ObjectNode body(Call ex, Set<String> fields) {
     if (ex.body().tooLarge()) {
       throw tooLarge();
     }
@@ -316,7 +412,7 @@ public final class ApiHandler {
     return (ObjectNode) node;
   }
 
-  private static TaskServiceException badInput(String message) {
+  static TaskServiceException badInput(String message) {
     return new TaskServiceException(ErrorKind.BAD_INPUT, message);
   }
 
@@ -361,7 +457,7 @@ public final class ApiHandler {
     return c.intValue();
   }
 
-  private static String query(Call ex, String param) {
+  static String query(Call ex, String param) {
     String q = ex.rawQuery();
     if (q == null) {
       return null;

@@ -1,6 +1,7 @@
 package io.allot.server.http;
 
 import io.allot.server.ui.UiHandler;
+import io.allot.tls.PemTls;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,14 +13,18 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.http.HttpHeader;
+import org.eclipse.jetty.http.HttpVersion;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.eclipse.jetty.util.Callback;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
 import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +48,8 @@ public final class OpsHttpServer implements AutoCloseable {
 
   private final Server server;
   private final ServerConnector connector;
+  /** The API, or null; its event streams end with the server. */
+  private final ApiHandler api;
 
   public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy) {
     this(port, registry, version, healthy, null);
@@ -56,6 +63,21 @@ public final class OpsHttpServer implements AutoCloseable {
    */
   public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy,
       ApiHandler api) {
+    this(port, registry, version, healthy, api, null);
+  }
+
+  /**
+   * Listens on {@code port} (every interface; 0: a free port) until {@link #close()}, over HTTPS when {@code tls} is
+   * given (client certificates required when it has a client CA; a rotated certificate is served from the next
+   * handshake on), else plain HTTP.
+   *
+   * @param api the handler of {@code /api/v1/...}, or null for none (then those paths answer 404)
+   * @param tls the server's TLS, or null for plain HTTP
+   * @throws UncheckedIOException naming the port if it cannot be bound
+   */
+  public OpsHttpServer(int port, PrometheusMeterRegistry registry, String version, BooleanSupplier healthy,
+      ApiHandler api, PemTls tls) {
+    this.api = api;
     QueuedThreadPool threads = new QueuedThreadPool(MAX_THREADS, 4);
     threads.setName("allot-http");
     threads.setDaemon(true);
@@ -63,7 +85,18 @@ public final class OpsHttpServer implements AutoCloseable {
     HttpConfiguration config = new HttpConfiguration();
     config.setSendServerVersion(false);
     config.setSendDateHeader(false);
-    connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(config));
+    if (tls == null) {
+      connector = new ServerConnector(server, 1, 1, new HttpConnectionFactory(config));
+    } else {
+      SslContextFactory.Server ssl = new SslContextFactory.Server();
+      ssl.setSslContext(tls.sslContext());
+      ssl.setNeedClientAuth(tls.requiresClientCertificate());
+      // no SNI host check: clients that dial an IP address send no SNI, and the certificate's names are checked by
+      // the client anyway
+      config.addCustomizer(new SecureRequestCustomizer(false));
+      connector = new ServerConnector(server, 1, 1, new SslConnectionFactory(ssl, HttpVersion.HTTP_1_1.asString()),
+          new HttpConnectionFactory(config));
+    }
     connector.setPort(port);
     connector.setIdleTimeout(IDLE_TIMEOUT.toMillis());
     server.addConnector(connector);
@@ -85,7 +118,8 @@ public final class OpsHttpServer implements AutoCloseable {
       stopQuietly();
       throw new IllegalStateException("cannot start the HTTP server on port " + port + ": " + e, e);
     }
-    log.info("HTTP on :{}: /metrics, /healthz, /version{}", port(),
+    log.info("{} on :{}: /metrics, /healthz, /version{}", tls == null ? "HTTP (plain text, no TLS)" : "HTTPS, " + tls,
+        port(),
         api == null ? "" : ", task API /api/v1 (" + api.describeWrites() + ")");
   }
 
@@ -102,6 +136,9 @@ public final class OpsHttpServer implements AutoCloseable {
   private static boolean route(Request request, Response response, Callback callback,
       PrometheusMeterRegistry registry, String version, BooleanSupplier healthy, ApiHandler api) {
     String path = request.getHttpURI().getPath();
+    if (api != null && path.equals(ApiHandler.PREFIX + "/events/stream")) {
+      return api.eventStreams().open(request, response, callback); // holds no thread
+    }
     if (api != null && path.startsWith(ApiHandler.PREFIX)) {
       BodyReader.read(request, ApiHandler.MAX_BODY_BYTES, ApiHandler.DRAIN_BYTES, body -> {
         try {
@@ -159,6 +196,9 @@ public final class OpsHttpServer implements AutoCloseable {
 
   @Override
   public void close() {
+    if (api != null) {
+      api.closeEventStreams();
+    }
     stopQuietly();
   }
 }

@@ -8,6 +8,7 @@ import com.google.protobuf.Empty;
 import io.allot.ping.LegacyPing;
 import io.allot.server.config.HostPort;
 import io.grpc.CallOptions;
+import io.grpc.ChannelCredentials;
 import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
@@ -56,6 +57,7 @@ public final class Pinger implements AutoCloseable {
 
   private final Mode mode;
   private final Duration timeout;
+  private final ChannelCredentials credentials; // null: plain text
   private final Map<String, Peer> peers = new ConcurrentHashMap<>();
 
   private static final class Peer {
@@ -69,8 +71,17 @@ public final class Pinger implements AutoCloseable {
   }
 
   public Pinger(Mode mode, Duration timeout) {
+    this(mode, timeout, null);
+  }
+
+  /**
+   * Pings over channels with {@code credentials} (TLS: allot-tls's {@code PemTls.channelCredentials()}; null =
+   * plain text).
+   */
+  public Pinger(Mode mode, Duration timeout, ChannelCredentials credentials) {
     this.mode = mode;
     this.timeout = timeout;
+    this.credentials = credentials;
   }
 
   /** Pings {@code address}; the future always completes (never exceptionally) within about the timeout. */
@@ -134,8 +145,8 @@ public final class Pinger implements AutoCloseable {
   private Peer open(String address) {
     HostPort hp = HostPort.parse(address);
     ManagedChannel ch =
-        NettyChannelBuilder.forAddress(hp.host(), hp.port())
-            .usePlaintext()
+        (credentials == null ? NettyChannelBuilder.forAddress(hp.host(), hp.port()).usePlaintext()
+            : NettyChannelBuilder.forAddress(hp.host(), hp.port(), credentials))
             .disableRetry()
             .idleTimeout(5, TimeUnit.MINUTES)
             .build();

@@ -142,6 +142,36 @@ class PoolDistributorTest {
     assertThat(published.get(published.size() - 1).down()).isEmpty();
   }
 
+  /**
+   * The verdicts on members without a record, as the task API's views show them (issue 19: the views said 0 live
+   * members while the table had three ping-judged members up): an answering service live, a stopped one down after
+   * -down-after failures, a registered member absent (its lease judges it); none once leadership is given up.
+   */
+  @Test
+  void pingVerdictsCoverTheMembersWithoutARecordAndFeedTheTaskViews() {
+    String registered = address();
+    register(registered);
+    DemoMember original = answering();
+    DemoMember gone = new DemoMember(0, true, false).start();
+    closeLater.add(gone);
+    store.seedKeys().addToList(pool, original.address());
+    store.seedKeys().addToList(pool, gone.address());
+    gone.stop();
+    units(6);
+    PoolDistributor d = distributor("rendezvous", false, 1);
+    assertThat(d.pingVerdicts()).isEmpty();
+    d.cycle();
+    assertThat(d.pingVerdicts()).isEqualTo(Map.of(original.address(), true, gone.address(), false));
+    io.allot.tasks.service.TaskService api = io.allot.tasks.service.TaskService
+        .forPools(store, tableKey, List.of(pool)).withPingVerdicts(p -> p.equals(pool) ? d.pingVerdicts() : Map.of());
+    assertThat(api.pools().get(0).liveMembers()).isEqualTo(2);
+    assertThat(api.members(pool)).extracting(m -> m.id() + " " + m.up() + " " + m.judgedBy())
+        .containsExactlyInAnyOrder(registered + " true lease", original.address() + " true ping",
+            gone.address() + " false ping");
+    d.release();
+    assertThat(d.pingVerdicts()).isEmpty();
+  }
+
   @Test
   void aRegisteredMemberIsDownFromItsLeaseEndPlusTheClockMarginWhenItsUnitsCanBeClaimed() {
     String a = address();

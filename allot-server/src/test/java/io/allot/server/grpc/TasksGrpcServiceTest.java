@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -54,6 +55,11 @@ class TasksGrpcServiceTest {
         .addService(TasksGrpcService.definition(TaskService.forPools(store, "sys-matching-table", List.of("p")), TOKEN))
         .build().start();
     channel = NettyChannelBuilder.forAddress("127.0.0.1", server.getPort()).usePlaintext().build();
+  }
+
+  /** Stubs per test: a deadline is an instant, so stubs made once in @BeforeAll expired in the class's later tests. */
+  @BeforeEach
+  void stubs() {
     anon = TasksGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
     authed = anon.withInterceptors(MetadataUtils.newAttachHeadersInterceptor(bearer(TOKEN)));
   }

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicLong;
 final class ApiFixture implements AutoCloseable {
   static final String TABLE = "sys-matching-table";
   static final String TOKEN = "s3cret";
+  /** The units list of the pools without tasks. */
+  static final String UNITS = "sys-channels";
 
   final AtomicLong nanos = new AtomicLong(1_000_000_000L);
   /** The store the server reads (null when the test gave its own handler over a store it closes itself). */
@@ -33,7 +35,9 @@ final class ApiFixture implements AutoCloseable {
   /** With open writes or not, and {@code loopback} deciding which client addresses are loopback. */
   ApiFixture(String token, boolean openWrites, java.util.function.Predicate<java.net.InetAddress> loopback) {
     store = new MemoryStore(nanos::get);
-    server = start(new ApiHandler(TaskService.forPools(store, TABLE, List.of("p", "q")), token, openWrites, loopback));
+    TaskService tasks = TaskService.forPools(store, TABLE, List.of("p", "q"));
+    server = start(new ApiHandler(tasks, token, openWrites, loopback)
+        .withRoutes(ServerRoutes.of(store, tasks, TABLE, UNITS)));
   }
 
   /** A server with {@code api}; {@code store} (may be null) is closed with the fixture. */

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.allot.server.http.ApiFixture.Res;
 import io.allot.store.MemberMeta;
+import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.NewJob;
 import io.allot.tasks.service.TaskJson;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +68,7 @@ class OpenApiDocumentTest {
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-get\",\"args\":{\"k\":1}}");
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-put\"}");
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-del\"}");
-    Map<String, String[]> calls = Map.of(
+    Map<String, String[]> calls = new java.util.HashMap<>(Map.of(
         "GET /api/v1/openapi.json", new String[] {"/api/v1/openapi.json", null},
         "GET /api/v1/pools", new String[] {"/api/v1/pools", null},
         "GET /api/v1/pools/{pool}/members", new String[] {"/api/v1/pools/p/members", null},
@@ -74,8 +76,27 @@ class OpenApiDocumentTest {
         "POST /api/v1/pools/{pool}/tasks", new String[] {"/api/v1/pools/p/tasks", "{\"name\":\"doc-new\",\"args\":{}}"},
         "GET /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-get", null},
         "PUT /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-put", "{\"args\":{\"x\":1}}"},
-        "DELETE /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-del", null});
-    assertThat(calls.keySet()).containsExactlyInAnyOrderElementsOf(documentedRoutes());
+        "DELETE /api/v1/pools/{pool}/tasks/{name}", new String[] {"/api/v1/pools/p/tasks/doc-del", null}));
+    f.store.seedKeys().replaceList(ApiFixture.UNITS, List.of("doc-u1", "doc-u2"));
+    calls.putAll(Map.of(
+        "GET /api/v1/pools/{pool}/table", new String[] {"/api/v1/pools/q/table", null},
+        "GET /api/v1/pools/{pool}/units", new String[] {"/api/v1/pools/q/units", null},
+        "POST /api/v1/pools/{pool}/units", new String[] {"/api/v1/pools/q/units", "{\"units\":[\"doc-u3\"]}"},
+        "DELETE /api/v1/pools/{pool}/units/{unit}", new String[] {"/api/v1/pools/q/units/doc-u1", null}));
+    f.store.jobQueue("doc-q").enqueue(List.of(NewJob.of("j1"), NewJob.of("j2"), NewJob.of("j3")));
+    ClaimedJob failing = f.store.jobQueue("doc-q").claim("w", 1, Duration.ofSeconds(30)).get(0);
+    f.store.jobQueue("doc-q").fail(failing.key(), failing.token(), "boom", Duration.ofHours(1));
+    calls.putAll(Map.of(
+        "GET /api/v1/pools/{pool}/weights", new String[] {"/api/v1/pools/q/weights", null},
+        "PUT /api/v1/pools/{pool}/weights", new String[] {"/api/v1/pools/q/weights", "{\"weights\":{\"v1\":9}}"},
+        "GET /api/v1/queues", new String[] {"/api/v1/queues", null},
+        "GET /api/v1/queues/{queue}", new String[] {"/api/v1/queues/doc-q", null},
+        "POST /api/v1/queues/{queue}/jobs/{key}/retry", new String[] {"/api/v1/queues/doc-q/jobs/j2/retry", null},
+        "POST /api/v1/queues/{queue}/jobs/{key}/ignore", new String[] {"/api/v1/queues/doc-q/jobs/j3/ignore", null}));
+    calls.put("GET /api/v1/events", new String[] {"/api/v1/events?limit=5", null});
+    // the stream never ends: EventApiTest checks it
+    assertThat(calls.keySet()).containsExactlyInAnyOrderElementsOf(documentedRoutes().stream()
+        .filter(r -> !r.equals("GET /api/v1/events/stream")).toList());
     for (Map.Entry<String, String[]> c : calls.entrySet()) {
       String method = c.getKey().substring(0, c.getKey().indexOf(' '));
       String template = c.getKey().substring(c.getKey().indexOf(' ') + 1);
@@ -106,7 +127,23 @@ class OpenApiDocumentTest {
       {"PUT /api/v1/pools/{pool}/tasks/{name}", "PUT", "/api/v1/pools/p/tasks/missing", "{\"args\":{}}", null},
       {"DELETE /api/v1/pools/{pool}/tasks/{name}", "DELETE", "/api/v1/pools/p/tasks/missing", null, null},
       {"GET /api/v1/pools/{pool}/members", "GET", "/api/v1/pools/nope/members", null, null},
+      {"GET /api/v1/events", "GET", "/api/v1/events?kind=nope", null, null},
+      {"GET /api/v1/pools/{pool}/table", "GET", "/api/v1/pools/nope/table", null, null},
+      {"GET /api/v1/pools/{pool}/units", "GET", "/api/v1/pools/nope/units", null, null},
+      {"POST /api/v1/pools/{pool}/units", "POST", "/api/v1/pools/q/units", "{\"units\":[\"a,b\"]}", null},
+      {"POST /api/v1/pools/{pool}/units", "POST", "/api/v1/pools/p/units", "{\"units\":[\"doc-x\"]}", null},
+      {"POST /api/v1/pools/{pool}/units", "POST", "/api/v1/pools/q/units", "{\"units\":[\"x\"]}", "wrong"},
+      {"DELETE /api/v1/pools/{pool}/units/{unit}", "DELETE", "/api/v1/pools/q/units/never-listed", null, null},
+      {"GET /api/v1/pools/{pool}/weights", "GET", "/api/v1/pools/nope/weights", null, null},
+      {"PUT /api/v1/pools/{pool}/weights", "PUT", "/api/v1/pools/q/weights", "{\"weights\":{\"v\":-1}}", null},
+      {"GET /api/v1/queues/{queue}", "GET", "/api/v1/queues/never-used", null, null},
+      {"GET /api/v1/queues/{queue}", "GET", "/api/v1/queues/bad%20name", null, null},
+      {"POST /api/v1/queues/{queue}/jobs/{key}/retry", "POST", "/api/v1/queues/doc-q2/jobs/missing/retry", null, null},
+      {"POST /api/v1/queues/{queue}/jobs/{key}/ignore", "POST", "/api/v1/queues/doc-q2/jobs/done/ignore", null, null},
     };
+    f.store.jobQueue("doc-q2").enqueue(NewJob.of("done"));
+    ClaimedJob done = f.store.jobQueue("doc-q2").claim("w", 1, Duration.ofSeconds(30)).get(0);
+    f.store.jobQueue("doc-q2").finish(done.key(), done.token());
     f.write("POST", "/api/v1/pools/p/tasks", "{\"name\":\"doc-conflict\"}");
     List<String> seen = new ArrayList<>();
     for (Object[] c : cases) {
@@ -121,7 +158,10 @@ class OpenApiDocumentTest {
       seen.add(route + " " + r.status());
     }
     assertThat(seen).contains("POST /api/v1/pools/{pool}/tasks 401", "POST /api/v1/pools/{pool}/tasks 413",
-        "POST /api/v1/pools/{pool}/tasks 409");
+        "POST /api/v1/pools/{pool}/tasks 409", "POST /api/v1/pools/{pool}/units 400",
+        "POST /api/v1/pools/{pool}/units 409", "DELETE /api/v1/pools/{pool}/units/{unit} 404",
+        "PUT /api/v1/pools/{pool}/weights 400", "GET /api/v1/queues/{queue} 404", "GET /api/v1/queues/{queue} 400",
+        "POST /api/v1/queues/{queue}/jobs/{key}/retry 404", "POST /api/v1/queues/{queue}/jobs/{key}/ignore 409");
   }
 
   @Test

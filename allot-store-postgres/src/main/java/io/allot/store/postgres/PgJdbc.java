@@ -220,7 +220,9 @@ final class PgJdbc implements AutoCloseable {
     try {
       for (int i = 0; i < args.length; i++) {
         Object a = args[i];
-        if (a instanceof String s) {
+        if (a == null) {
+          ps.setNull(i + 1, java.sql.Types.VARCHAR);
+        } else if (a instanceof String s) {
           ps.setString(i + 1, s);
         } else if (a instanceof Long n) {
           ps.setLong(i + 1, n);

@@ -20,11 +20,13 @@ record PgRouteWeights(PgJdbc db, PgChannels channels, Statements sql, String poo
   static final class Statements {
     final String set;
     final String read;
+    final String revision;
 
     /** {@code s}: the quoted schema. */
     Statements(String s) {
       set = "SELECT " + s + ".set_route_weights(?, ?, ?, ?, ?)";
       read = "SELECT version, weight FROM " + s + ".route_weights WHERE pool = ?";
+      revision = "SELECT coalesce((SELECT revision FROM " + s + ".route_weight_revisions WHERE pool = ?), 0)";
     }
   }
 
@@ -36,6 +38,11 @@ record PgRouteWeights(PgJdbc db, PgChannels channels, Statements sql, String poo
     PgChannels.Note note = channels.noteForLong(Topic.routeWeights(pool));
     return db.query("set route weights of " + pool, sql.set, PgJdbc.LONG, pool, versions, values, note.pgChannel(),
         note.payload());
+  }
+
+  @Override
+  public long revision() {
+    return db.query("read the route weights revision of " + pool, sql.revision, PgJdbc.LONG, pool);
   }
 
   @Override

@@ -59,6 +59,8 @@ public final class PostgresStore extends AbstractStore {
   private final PgJobQueue.Statements taskQueueSql;
   private final PgTaskSpecs.Statements taskSpecsSql;
   private final PgRouteWeights.Statements routeWeightsSql;
+  private final PgEvents.Statements eventsSql;
+  private final String jobQueuesSql;
 
   /** The store over {@code db}, whose server was checked and whose schema is ready; {@code s} is the quoted schema. */
   private PostgresStore(PostgresStoreConfig config, PgJdbc db, Safety safety, String s, PgChannels channels,
@@ -73,6 +75,8 @@ public final class PostgresStore extends AbstractStore {
     this.taskQueueSql = new PgJobQueue.Statements(s, config.clockMargin());
     this.taskSpecsSql = new PgTaskSpecs.Statements(s);
     this.routeWeightsSql = new PgRouteWeights.Statements(s);
+    this.eventsSql = new PgEvents.Statements(s);
+    this.jobQueuesSql = PgJobQueues.statement(s);
     this.notifications = notifications;
     db.serverBackHint(notifications::isListening);
     notifications.start();
@@ -149,6 +153,13 @@ public final class PostgresStore extends AbstractStore {
     return new PgTaskSpecs(db, channels, taskSpecsSql, Store.checkPool(pool));
   }
 
+  /** The event history ({@link PgEvents}: tables {@code events}, {@code event_ids}). */
+  @Override
+  public io.allot.store.events.Events events() {
+    db.checkOpen();
+    return new PgEvents(db, eventsSql);
+  }
+
   /** The live routing weights of {@code pool} ({@link PgRouteWeights}: tables {@code route_weights}, ...). */
   @Override
   public io.allot.store.RouteWeights routeWeights(String pool) {
@@ -165,6 +176,13 @@ public final class PostgresStore extends AbstractStore {
   public io.allot.store.jobs.JobQueue jobQueue(String name) {
     db.checkOpen();
     return new PgJobQueue(db, taskQueueSql, name);
+  }
+
+  /** The job queues as a whole ({@link PgJobQueues}: tables {@code jobs} and {@code job_queues}). */
+  @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    db.checkOpen();
+    return new PgJobQueues(db, jobQueuesSql);
   }
 
   @Override

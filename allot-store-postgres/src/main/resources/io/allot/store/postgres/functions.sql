@@ -896,3 +896,34 @@ BEGIN
   RETURN v_revision;
 END
 $$;
+
+-- ---------------------------------------------------------------- event history
+
+-- Appends an event (PgEvents.append): the next id (locking event_ids' row, so appends are serialized and ids become
+-- visible in order; never below the store time in µs, so ids keep growing after a loss), the row, then deletes the
+-- pool's oldest beyond p_per_pool and every event older than p_max_age_ms. Returns the id and the time (ms).
+CREATE OR REPLACE FUNCTION ${schema}.append_event(
+    p_pool text, p_kind text, p_actor text, p_subject text, p_detail text, p_per_pool integer, p_max_age_ms bigint,
+    OUT o_id bigint, OUT o_at bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  v_cut bigint;
+BEGIN
+  UPDATE ${schema}.event_ids e SET last = greatest(e.last + 1, ${schema}.clock_micros()) RETURNING e.last INTO o_id;
+  o_at := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+  INSERT INTO ${schema}.events (id, at_ms, pool, kind, actor, subject, detail)
+  VALUES (o_id, o_at, p_pool, p_kind, p_actor, p_subject, p_detail);
+  IF p_pool IS NULL THEN
+    SELECT e.id INTO v_cut FROM ${schema}.events e WHERE e.pool IS NULL ORDER BY e.id DESC OFFSET p_per_pool LIMIT 1;
+    IF v_cut IS NOT NULL THEN
+      DELETE FROM ${schema}.events e WHERE e.pool IS NULL AND e.id <= v_cut;
+    END IF;
+  ELSE
+    SELECT e.id INTO v_cut FROM ${schema}.events e WHERE e.pool = p_pool ORDER BY e.id DESC OFFSET p_per_pool LIMIT 1;
+    IF v_cut IS NOT NULL THEN
+      DELETE FROM ${schema}.events e WHERE e.pool = p_pool AND e.id <= v_cut;
+    END IF;
+  END IF;
+  DELETE FROM ${schema}.events e WHERE e.at_ms < o_at - p_max_age_ms;
+END
+$$;

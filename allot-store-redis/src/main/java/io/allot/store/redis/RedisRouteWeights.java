@@ -56,6 +56,13 @@ final class RedisRouteWeights extends PoolScoped implements RouteWeights {
   }
 
   @Override
+  public long revision() {
+    String key = RedisKeys.routeWeightsRevision(pool);
+    String v = redis.call("GET route weights revision " + key, r -> r.get(key));
+    return v == null ? 0 : Long.parseLong(v);
+  }
+
+  @Override
   public SortedMap<String, Integer> read() {
     String key = RedisKeys.routeWeights(pool);
     Map<String, String> raw = redis.call("HGETALL route weights " + key, r -> r.hgetall(key));

@@ -116,6 +116,11 @@ public final class RedisStore extends AbstractStore {
 
   /** The live routing weights of {@code pool} ({@link RedisRouteWeights}: its keys in the pool's slot). */
   @Override
+  public io.allot.store.events.Events events() {
+    return new RedisEvents(connection);
+  }
+
+  @Override
   public RouteWeights routeWeights(String pool) {
     return new RedisRouteWeights(connection, Store.checkPool(pool));
   }
@@ -134,6 +139,12 @@ public final class RedisStore extends AbstractStore {
   @Override
   public io.allot.store.jobs.JobQueue jobQueue(String name) {
     return new RedisJobQueue(connection, safety().clockMargin(), name);
+  }
+
+  /** The job queues as a whole ({@link RedisJobQueues}: found by SCAN on every node). */
+  @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    return new RedisJobQueues(connection);
   }
 
   @Override

@@ -53,6 +53,20 @@ public final class MemoryJobQueues {
     return new View(JobLimits.checkQueue(name));
   }
 
+  /** The queues that hold a job or have a rate limit, sorted ({@link io.allot.store.jobs.JobQueues#names()}). */
+  public List<String> names() {
+    synchronized (lock) {
+      List<String> out = new ArrayList<>();
+      queues.forEach((name, q) -> {
+        if (!q.rows.isEmpty() || q.rate > 0) {
+          out.add(name);
+        }
+      });
+      out.sort(null);
+      return out;
+    }
+  }
+
   /** Forgets every queue (a crash of a store without persistence). */
   public void clear() {
     synchronized (lock) {

@@ -29,6 +29,14 @@ final class MemoryRouteWeights extends MemoryPoolView implements RouteWeights {
   }
 
   @Override
+  public long revision() {
+    return s.locked(() -> {
+      MemoryState.Weights w = s.routeWeights.get(pool);
+      return w == null ? 0L : w.revision();
+    });
+  }
+
+  @Override
   public SortedMap<String, Integer> read() {
     return s.locked(() -> {
       MemoryState.Weights w = s.routeWeights.get(pool);

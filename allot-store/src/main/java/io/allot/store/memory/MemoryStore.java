@@ -34,6 +34,8 @@ public final class MemoryStore extends AbstractStore {
   private final MemoryJobQueues jobQueues;
   /** Thread-safe on its own lock; announces through this store's listeners. */
   private final MemoryTaskSpecs taskSpecs;
+  /** Thread-safe on its own lock. */
+  private final MemoryEvents events;
 
   /** A store on {@link System#nanoTime()} with the default safety settings. */
   public MemoryStore() {
@@ -66,11 +68,12 @@ public final class MemoryStore extends AbstractStore {
     this.jobQueues = new MemoryJobQueues(state::nowMicros, state.safety.clockMargin());
     this.taskSpecs = new MemoryTaskSpecs(state::now,
         (pool, name) -> state.listeners.dispatch(io.allot.store.Topic.taskSpecs(pool).channel(), name));
+    this.events = new MemoryEvents(state::now, state::checkOpen);
   }
 
   /**
    * Simulates a restart of the store: a new incarnation, and, unless {@code keepData}, every record gone (lists,
-   * tables, leases, members, owners, counters, holds, guards, route weights, jobs, task specs), as a Redis without
+   * tables, leases, members, owners, counters, holds, guards, route weights, jobs, task specs, events), as a Redis without
    * persistence would come back. For tests and the simulator. Subscriptions survive (a reconnecting client
    * re-subscribes).
    */
@@ -82,6 +85,7 @@ public final class MemoryStore extends AbstractStore {
       if (!keepData) {
         jobQueues.clear();
         taskSpecs.clear();
+        events.clear();
         state.clear();
         tables.clear();
       }
@@ -115,9 +119,23 @@ public final class MemoryStore extends AbstractStore {
   }
 
   @Override
+  public io.allot.store.jobs.JobQueues jobQueues() {
+    state.checkOpen();
+    return () -> {
+      state.checkOpen();
+      return jobQueues.names();
+    };
+  }
+
+  @Override
   public io.allot.store.tasks.TaskSpecs taskSpecs(String pool) {
     state.checkOpen();
     return taskSpecs.pool(pool);
+  }
+
+  @Override
+  public io.allot.store.events.Events events() {
+    return events;
   }
 
   @Override

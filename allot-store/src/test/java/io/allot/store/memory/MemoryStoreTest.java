@@ -34,6 +34,15 @@ class MemoryStoreTest extends StoreContractTest {
     }
   }
 
+  /** The events contract on the same store, fresh for each test. */
+  @Nested
+  class EventsContract extends io.allot.store.events.EventsContractTest {
+    @Override
+    protected Store store() {
+      return store;
+    }
+  }
+
   @BeforeEach
   void open() {
     store = new MemoryStore();

@@ -12,10 +12,27 @@ import java.util.Objects;
  * @param capacity         the most cost units it carries, or null for no limit
  * @param used             the sum of the costs of the live tasks the table gives it
  * @param version          its {@code version} attribute, or null
+ * @param judgedBy         {@value #LEASE} (a member with a member record and a lease) or {@value #PING} (an
+ *                         original-style service without one, judged live by the distributor's pings; its
+ *                         {@code leaseUntilMillis} is 0)
  */
 public record MemberView(String id, boolean up, long leaseUntilMillis, int affinity, Integer capacity, long used,
-    String version) {
+    String version, String judgedBy) {
+  /** {@link #judgedBy()} of a member with a lease. */
+  public static final String LEASE = "lease";
+  /** {@link #judgedBy()} of a member judged by pings. */
+  public static final String PING = "ping";
+
   public MemberView {
     Objects.requireNonNull(id, "id");
+    if (!LEASE.equals(judgedBy) && !PING.equals(judgedBy)) {
+      throw new IllegalArgumentException("judgedBy must be 'lease' or 'ping' but was " + judgedBy);
+    }
+  }
+
+  /** A member judged by its lease. */
+  public MemberView(String id, boolean up, long leaseUntilMillis, int affinity, Integer capacity, long used,
+      String version) {
+    this(id, up, leaseUntilMillis, affinity, capacity, used, version, LEASE);
   }
 }

@@ -5,6 +5,7 @@ import io.allot.store.Tables;
 import io.allot.store.tasks.TaskSpecs;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -25,13 +26,20 @@ final class PoolRules {
   private final Known known;
   private final List<String> pools; // the LISTED pools, else empty
   private final String unitsList; // null: the pools have no units list
+  private final Map<String, String> unitsLists; // pool -> its own units list, over unitsList; immutable
 
   private PoolRules(Store store, String tableKey, Known known, List<String> pools, String unitsList) {
+    this(store, tableKey, known, pools, unitsList, Map.of());
+  }
+
+  private PoolRules(Store store, String tableKey, Known known, List<String> pools, String unitsList,
+      Map<String, String> unitsLists) {
     this.store = Objects.requireNonNull(store, "store");
     this.tableKey = tableKey;
     this.known = known;
     this.pools = pools;
     this.unitsList = unitsList;
+    this.unitsLists = unitsLists;
   }
 
   static PoolRules listed(Store store, String tableKey, Collection<String> pools) {
@@ -56,7 +64,28 @@ final class PoolRules {
     if (key == null || key.isBlank()) {
       throw new IllegalArgumentException("units list: key must not be empty, got '" + key + "'");
     }
-    return new PoolRules(store, tableKey, known, pools, key);
+    return new PoolRules(store, tableKey, known, pools, key, unitsLists);
+  }
+
+  /**
+   * These rules with a units list of its own for each pool of {@code byPool} (pool -> key; several distributors on
+   * one table, each with its units list, as {@code allot dev} runs); other pools keep the list of
+   * {@link #withUnitsList}, if any.
+   */
+  PoolRules withUnitsLists(Map<String, String> byPool) {
+    byPool.forEach((pool, key) -> {
+      Store.checkPool(pool);
+      if (key == null || key.isBlank()) {
+        throw new IllegalArgumentException("units list of pool '" + pool + "': key must not be empty, got '" + key
+            + "'");
+      }
+    });
+    return new PoolRules(store, tableKey, known, pools, unitsList, Map.copyOf(byPool));
+  }
+
+  /** The units list that feeds {@code pool} (its own, else the common one), or null. */
+  String unitsListOf(String pool) {
+    return unitsLists.getOrDefault(pool, unitsList);
   }
 
   /** The pools of a fixed list; empty for the other rules. */
@@ -91,6 +120,7 @@ final class PoolRules {
    * between them is ignored for the pool, as for any pool with tasks.
    */
   void checkCreate(String pool, TaskSpecs specs) {
+    String unitsList = unitsListOf(pool);
     if (unitsList == null) {
       return;
     }

@@ -150,12 +150,15 @@ public final class TaskJson {
     return o;
   }
 
-  /** A member: {@code id, up, leaseExpiresAt, affinity, capacity (null = no limit), used, version}. */
+  /**
+   * A member: {@code id, up, leaseExpiresAt (null for a member judged by pings), affinity, capacity (null = no
+   * limit), used, version, judgedBy ("lease" or "ping")}.
+   */
   public static ObjectNode member(MemberView m) {
     ObjectNode o = NODES.objectNode();
     o.put("id", m.id());
     o.put("up", m.up());
-    o.put("leaseExpiresAt", instant(m.leaseUntilMillis()));
+    o.put("leaseExpiresAt", m.judgedBy().equals(MemberView.PING) ? null : instant(m.leaseUntilMillis()));
     o.put("affinity", m.affinity());
     if (m.capacity() == null) {
       o.putNull("capacity");
@@ -164,6 +167,7 @@ public final class TaskJson {
     }
     o.put("used", m.used());
     o.put("version", m.version());
+    o.put("judgedBy", m.judgedBy());
     return o;
   }
 

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -35,11 +36,23 @@ public final class TaskService {
   private final Store store;
   private final String tableKey;
   private final PoolRules pools;
+  private final Function<String, Map<String, Boolean>> pingVerdicts;
 
   private TaskService(Store store, String tableKey, PoolRules pools) {
+    this(store, tableKey, pools, pool -> Map.of());
+  }
+
+  private TaskService(Store store, String tableKey, PoolRules pools,
+      Function<String, Map<String, Boolean>> pingVerdicts) {
     this.store = Objects.requireNonNull(store, "store");
     this.tableKey = tableKey;
     this.pools = pools;
+    this.pingVerdicts = Objects.requireNonNull(pingVerdicts, "pingVerdicts");
+  }
+
+  /** The store this service works on (for the routes next to it, e.g. the event history). */
+  public Store store() {
+    return store;
   }
 
   private static String checkTable(String tableKey) {
@@ -81,7 +94,46 @@ public final class TaskService {
    * @throws IllegalArgumentException if {@code key} is empty, naming the units list
    */
   public TaskService withUnitsList(String key) {
-    return new TaskService(store, tableKey, pools.withUnitsList(key));
+    return new TaskService(store, tableKey, pools.withUnitsList(key), pingVerdicts);
+  }
+
+  /**
+   * This service with the distributor's verdicts on the members it judges by pings (original-style services without
+   * a member record): {@code verdicts} gives, for a pool, each such member to whether it is live (the distributor's
+   * {@code DistributorServer.pingVerdicts}). {@link #pools()} counts the live ones in {@code liveMembers} and
+   * {@link #members} lists them with {@code judgedBy} {@value MemberView#PING}. A member with a record is judged by
+   * its lease, whatever the verdicts say.
+   */
+  public TaskService withPingVerdicts(Function<String, Map<String, Boolean>> verdicts) {
+    return new TaskService(store, tableKey, pools, Objects.requireNonNull(verdicts, "verdicts"));
+  }
+
+  /**
+   * Checks that this service knows {@code pool} (the same rule as every operation's): 400 for an empty name, 404
+   * naming it for a pool it does not serve.
+   */
+  public void checkPool(String pool) {
+    specs(pool);
+  }
+
+  /**
+   * This service with a units list of its own for each pool of {@code byPool} (pool -> key), as
+   * {@link #withUnitsList} for each: where several distributors publish into one table, each with its own
+   * {@code -workunits-namespace}, a 409 names the list that feeds that pool. Pools not in the map keep the list of
+   * {@link #withUnitsList}, if any.
+   *
+   * @throws IllegalArgumentException if a key is empty or a pool name invalid, naming it
+   */
+  public TaskService withUnitsLists(Map<String, String> byPool) {
+    return new TaskService(store, tableKey, pools.withUnitsLists(byPool), pingVerdicts);
+  }
+
+  /**
+   * The units list that feeds {@code pool} when it has no task spec ({@link #withUnitsList}, {@link #withUnitsLists}),
+   * or null if none does.
+   */
+  public String unitsListOf(String pool) {
+    return pools.unitsListOf(pool);
   }
 
   /**
@@ -191,7 +243,10 @@ public final class TaskService {
     for (String p : pools.listed()) {
       List<TaskSpec> all = guard(() -> store.taskSpecs(p).list());
       int deleted = (int) all.stream().filter(TaskSpec::deleted).count();
-      int live = (int) guard(() -> store.membership(p).members()).values().stream().filter(m -> m.liveAt(now)).count();
+      Map<String, MemberRecord> records = guard(() -> store.membership(p).members());
+      int live = (int) records.values().stream().filter(m -> m.liveAt(now)).count();
+      live += (int) pingVerdicts.apply(p).entrySet().stream()
+          .filter(e -> e.getValue() && !records.containsKey(e.getKey())).count();
       out.add(new PoolInfo(p, all.size() - deleted, deleted, live));
     }
     return out;
@@ -205,6 +260,12 @@ public final class TaskService {
     state.members().values().stream().sorted(java.util.Comparator.comparing(MemberRecord::id)).forEach(m ->
         out.add(new MemberView(m.id(), m.liveAt(state.nowMillis()), m.leaseUntilMillis(), m.affinity(),
             m.capacity() == Integer.MAX_VALUE ? null : m.capacity(), state.used(m.id()), m.meta().version())));
+    pingVerdicts.apply(pool).forEach((id, live) -> {
+      if (!state.members().containsKey(id)) {
+        out.add(new MemberView(id, live, 0, 1, null, state.used(id), null, MemberView.PING));
+      }
+    });
+    out.sort(java.util.Comparator.comparing(MemberView::id));
     return out;
   }
 

@@ -169,6 +169,28 @@ class TaskServiceTest {
   }
 
   /**
+   * Members without a record (original-style services) are judged by the distributor's pings: the views count and
+   * list them by its verdicts, marked judgedBy ping; a member with a record keeps its lease's verdict.
+   */
+  @Test
+  void pingJudgedMembersAreCountedAndListed() {
+    store.membership("p").register("m1", MemberMeta.DEFAULT, Duration.ofSeconds(10));
+    TaskService withPings = api.withPingVerdicts(pool -> pool.equals("p")
+        ? Map.of("10.0.0.1:80", true, "10.0.0.2:80", false, "m1", false) : Map.of());
+    assertThat(withPings.pools()).containsExactly(new PoolInfo("p", 0, 0, 2), new PoolInfo("q", 0, 0, 0));
+    assertThat(api.pools()).containsExactly(new PoolInfo("p", 0, 0, 1), new PoolInfo("q", 0, 0, 0));
+    List<MemberView> members = withPings.members("p");
+    assertThat(members).extracting(MemberView::id).containsExactly("10.0.0.1:80", "10.0.0.2:80", "m1");
+    assertThat(members.get(0)).isEqualTo(new MemberView("10.0.0.1:80", true, 0, 1, null, 0, null, MemberView.PING));
+    assertThat(members.get(1).up()).isFalse();
+    assertThat(members.get(2).judgedBy()).isEqualTo(MemberView.LEASE);
+    assertThat(members.get(2).up()).isTrue();
+    assertThat(TaskJson.member(members.get(0)).get("leaseExpiresAt").isNull()).isTrue();
+    assertThat(TaskJson.member(members.get(0)).get("judgedBy").asText()).isEqualTo("ping");
+    assertThat(TaskJson.member(members.get(2)).get("judgedBy").asText()).isEqualTo("lease");
+  }
+
+  /**
    * The rule of a client that talks to the store (the CLI): a pool is known when a distributor leads it into the
    * table now or it has held tasks; else it is refused, naming the pool and the table, and nothing is written.
    */
@@ -212,6 +234,23 @@ class TaskServiceTest {
     assertThat(server.create("p", "t2", "{}", 1).created()).as("fed by its tasks already").isTrue();
     assertThatThrownBy(() -> TaskService.forPools(store, TABLE, List.of("p")).withUnitsList(" "))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units list");
+  }
+
+  /** Each pool's own units list (allot dev: two distributors on one table): the 409 names the list of that pool. */
+  @Test
+  void eachPoolsOwnUnitsListDecidesAndIsNamed() {
+    TaskService dev = TaskService.forPools(store, TABLE, List.of("p", "q"))
+        .withUnitsLists(Map.of("p", "p-units", "q", "q-units"));
+    store.seedKeys().replaceList("p-units", List.of("u1"));
+    store.seedKeys().replaceList("sys-channels", List.of("u1", "u2"));
+    refused(ErrorKind.CONFLICT, "pool 'p' takes its units from the units list 'p-units' (1 units)",
+        () -> dev.create("p", "t", "{}", 1));
+    assertThat(dev.create("q", "t", "{}", 1).created()).as("q's own list is empty").isTrue();
+    TaskService mixed = TaskService.forPools(store, TABLE, List.of("p", "q")).withUnitsList("sys-channels")
+        .withUnitsLists(Map.of("q", "q-units"));
+    refused(ErrorKind.CONFLICT, "units list 'sys-channels' (2 units)", () -> mixed.create("p", "t", "{}", 1));
+    assertThatThrownBy(() -> dev.withUnitsLists(Map.of("p", " ")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("units list of pool 'p'");
   }
 
   @Test

@@ -1,0 +1,143 @@
+package io.allot.server.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.allot.server.queues.QueueOps;
+import io.allot.store.Store;
+import io.allot.store.StoreUnavailableException;
+import io.allot.store.jobs.Job;
+import io.allot.store.jobs.JobQueue;
+import io.allot.store.jobs.JobStatus;
+import io.allot.store.jobs.QueueStats;
+import io.allot.tasks.service.TaskJson;
+import io.allot.tasks.service.TaskServiceException;
+import io.allot.tasks.service.TaskServiceException.ErrorKind;
+import java.util.List;
+
+/**
+ * Job queues through REST, with the code of {@code allot job stats|retry|ignore} ({@link QueueOps}):
+ * {@code GET /queues} {@code {"queues": [QUEUE...]}} (the known queues: holding a job or with a rate limit), {@code
+ * GET /queues/{queue}} one QUEUE with {@code "failures": [{"key", "attempts", "error", "time"}]} (the
+ * {@value #FAILURES} most recent, newest first), {@code POST /queues/{queue}/jobs/{key}/retry} {@code {"retried":
+ * 1}} and {@code .../ignore} {@code {"ignored": 1}}. QUEUE is {@code {"name", "todo", "failed", "processing",
+ * "finished", "ignored", "oldestTodoMs" (the age of the oldest todo in store time, null if none), "ratePerSecond"
+ * (0: no limit)}}. A bad queue name or key is a 400, an unknown queue or job a 404, ignoring a finished job a 409;
+ * nothing is changed then. Immutable.
+ */
+final class QueueRoutes implements RouteGroup {
+  /** The failures {@code GET /queues/{queue}} lists. */
+  static final int FAILURES = 10;
+
+  private final Store store;
+  private final QueueOps ops;
+
+  QueueRoutes(Store store) {
+    this.store = store;
+    this.ops = new QueueOps(store);
+  }
+
+  @Override
+  public ApiHandler.Reply route(ApiHandler.Call call, List<String> seg, ApiHandler api) {
+    if (seg.isEmpty() || !seg.get(0).equals("queues")) {
+      return null;
+    }
+    try {
+      if (seg.size() == 1) {
+        ApiHandler.allow(call.method(), "GET");
+        return ApiHandler.Reply.json(200, all());
+      }
+      if (seg.size() == 2) {
+        ApiHandler.allow(call.method(), "GET");
+        JobQueue q = open(seg.get(1));
+        QueueStats st = known(q, FAILURES);
+        ObjectNode o = summary(q.name(), st, store.clock().timeMillis());
+        ArrayNode fa = o.putArray("failures");
+        for (Job j : st.failures()) {
+          ObjectNode f = fa.addObject();
+          f.put("key", j.key());
+          f.put("attempts", j.attempts());
+          f.put("error", j.lastError());
+          f.put("time", TaskJson.instant(j.updatedAtMillis()));
+        }
+        return ApiHandler.Reply.json(200, o);
+      }
+      if (seg.size() == 5 && seg.get(2).equals("jobs")
+          && (seg.get(4).equals("retry") || seg.get(4).equals("ignore"))) {
+        ApiHandler.allow(call.method(), "POST");
+        api.authorize(call);
+        return ApiHandler.Reply.json(200, byHand(seg.get(1), seg.get(3), seg.get(4).equals("retry")));
+      }
+      return null;
+    } catch (StoreUnavailableException e) {
+      throw RouteGroup.unavailable(e);
+    }
+  }
+
+  private ObjectNode all() {
+    long now = store.clock().timeMillis();
+    ObjectNode o = TaskJson.MAPPER.createObjectNode();
+    ArrayNode a = o.putArray("queues");
+    for (String name : ops.names()) {
+      QueueStats st = ops.open(name).stats(0);
+      if (st.total() > 0 || st.ratePerSecond() > 0) { // else emptied since it was listed
+        a.add(summary(name, st, now));
+      }
+    }
+    return o;
+  }
+
+  private ObjectNode byHand(String queue, String key, boolean retry) {
+    JobQueue q = open(queue);
+    try {
+      QueueOps.checkKeys(List.of(key));
+    } catch (IllegalArgumentException e) {
+      throw ApiHandler.badInput("key: " + e.getMessage());
+    }
+    known(q, 0);
+    if (q.get(key).isEmpty()) {
+      throw new TaskServiceException(ErrorKind.NOT_FOUND, "key: no job '" + key + "' in queue '" + queue + "'");
+    }
+    ObjectNode o = TaskJson.MAPPER.createObjectNode();
+    if (retry) {
+      o.put("retried", ops.retry(q, List.of(key)));
+    } else {
+      try {
+        o.put("ignored", ops.ignore(q, List.of(key)));
+      } catch (QueueOps.FinishedException e) {
+        throw new TaskServiceException(ErrorKind.CONFLICT, "key: " + e.getMessage());
+      }
+    }
+    return o;
+  }
+
+  private JobQueue open(String name) {
+    try {
+      return ops.open(name);
+    } catch (IllegalArgumentException e) {
+      throw ApiHandler.badInput("queue: " + e.getMessage());
+    }
+  }
+
+  private QueueStats known(JobQueue q, int failures) {
+    try {
+      return ops.stats(q, failures);
+    } catch (QueueOps.NoSuchQueueException e) {
+      throw new TaskServiceException(ErrorKind.NOT_FOUND, "queue: " + e.getMessage());
+    }
+  }
+
+  private static ObjectNode summary(String name, QueueStats st, long now) {
+    ObjectNode o = TaskJson.MAPPER.createObjectNode();
+    o.put("name", name);
+    for (JobStatus s : JobStatus.values()) {
+      o.put(s.name().toLowerCase(), st.count(s));
+    }
+    if (st.oldestTodoMillis().isPresent()) {
+      o.put("oldestTodoMs", Math.max(0, now - st.oldestTodoMillis().getAsLong()));
+    } else {
+      o.putNull("oldestTodoMs");
+    }
+    o.put("ratePerSecond", st.ratePerSecond());
+    return o;
+  }
+}
