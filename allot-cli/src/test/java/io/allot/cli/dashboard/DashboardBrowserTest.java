@@ -75,7 +75,12 @@ class DashboardBrowserTest {
   /** Clicks the element once it is there (the page re-renders its rows: a stale one is looked up again). */
   void click(String css) {
     await().until(() -> {
-      browser.findElement(By.cssSelector(css)).click();
+      WebElement e = browser.findElement(By.cssSelector(css));
+      try {
+        e.click();
+      } catch (org.openqa.selenium.ElementClickInterceptedException covered) {
+        ((JavascriptExecutor) browser).executeScript("arguments[0].click()", e); // under the sticky header
+      }
       return true;
     });
   }
@@ -191,6 +196,12 @@ class DashboardBrowserTest {
       click(failure + " [data-testid=job-retry]");
       await().until(() -> q.get(key).orElseThrow().status() == JobStatus.TODO);
       await().until(() -> all(failure).isEmpty());
+    } finally {
+      try (Store store = Stores.open(AllotProcesses.REDIS)) { // leave no queue behind in the shared Redis
+        JobQueue q = store.jobQueue(allot.queue);
+        q.ignore(List.of(key));
+        q.purge(Duration.ZERO, 10);
+      }
     }
   }
 
