@@ -1,5 +1,6 @@
 package io.allot.server.http;
 
+import io.allot.server.ui.UiHandler;
 import io.allot.tls.PemTls;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -157,6 +158,9 @@ public final class OpsHttpServer implements AutoCloseable {
         }
       }, callback::failed);
       return true;
+    }
+    if (UiHandler.serves(path)) {
+      return UiHandler.INSTANCE.handle(request, response, callback); // the dashboard (issue 19)
     }
     switch (path) {
       case "/metrics" -> send(response, callback, 200, "text/plain; version=0.0.4; charset=utf-8", registry.scrape());
