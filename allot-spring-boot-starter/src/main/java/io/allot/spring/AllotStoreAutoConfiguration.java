@@ -2,12 +2,15 @@ package io.allot.spring;
 
 import io.allot.store.Store;
 import io.allot.store.Stores;
+import io.allot.store.metrics.StoreMeters;
 import io.allot.store.postgres.PostgresStore;
 import io.allot.store.postgres.PostgresUrl;
 import io.allot.store.redis.RedisStore;
 import io.allot.store.redis.RedisStoreConfig;
 import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.MeterRegistry;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -34,7 +37,9 @@ import org.springframework.context.annotation.Import;
  *       {@code rediss://}, {@code redis-cluster://}, {@code postgresql://}.</li>
  * </ol>
  * {@code allot.reuse-connections=false} skips 2 and 3. The store is closed with the context, after every allot part
- * stopped; a reused DataSource or RedisClient is left to its owner.
+ * stopped; a reused DataSource or RedisClient is left to its owner. With a (single or primary) {@link MeterRegistry}
+ * bean, the store allot opens is metered ({@link StoreMeters#wrap}: {@code allot.store.round.trip},
+ * {@code allot.store.unavailable}, {@code allot.store.reconnects}); the application's own Store bean is left as it is.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
 @EnableConfigurationProperties(AllotProperties.class)
@@ -45,8 +50,14 @@ public class AllotStoreAutoConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean
   @ConditionalOnProperty(prefix = "allot", name = "store")
-  public Store allotStore(AllotProperties properties) {
-    return Stores.open(properties.store());
+  public Store allotStore(AllotProperties properties, ObjectProvider<MeterRegistry> meters) {
+    return metered(Stores.open(properties.store()), meters);
+  }
+
+  /** {@code store} metered into the application's registry, if it has one; else {@code store}. */
+  static Store metered(Store store, ObjectProvider<MeterRegistry> meters) {
+    MeterRegistry registry = meters.getIfUnique();
+    return registry == null ? store : StoreMeters.wrap(store, registry);
   }
 
   /** The PostgreSQL store over the application's DataSource. */
@@ -58,16 +69,16 @@ public class AllotStoreAutoConfiguration {
     @ConditionalOnMissingBean(Store.class)
     @ConditionalOnSingleCandidate(DataSource.class)
     @Conditional(StoreKind.PostgresOrUnset.class)
-    Store allotStore(DataSource dataSource, AllotProperties properties) {
+    Store allotStore(DataSource dataSource, AllotProperties properties, ObjectProvider<MeterRegistry> meters) {
       PostgresUrl url = properties.store() == null ? null : PostgresUrl.parse(properties.store());
-      return PostgresStore.connect(dataSource, b -> {
+      return metered(PostgresStore.connect(dataSource, b -> {
         if (url != null) {
           Members.set(url.schema(), b::schema);
           Members.set(url.guard(), b::lostStateGuard);
           Members.set(url.clockMargin(), b::clockMargin);
         }
         return b;
-      });
+      }), meters);
     }
   }
 
@@ -80,8 +91,8 @@ public class AllotStoreAutoConfiguration {
     @ConditionalOnMissingBean(Store.class)
     @ConditionalOnSingleCandidate(RedisClient.class)
     @Conditional(StoreKind.Redis.class)
-    Store allotStore(RedisClient client, AllotProperties properties) {
-      return RedisStore.connect(client, RedisStoreConfig.fromUri(properties.store()));
+    Store allotStore(RedisClient client, AllotProperties properties, ObjectProvider<MeterRegistry> meters) {
+      return metered(RedisStore.connect(client, RedisStoreConfig.fromUri(properties.store())), meters);
     }
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.allot.jobs.JobHandler;
 import io.allot.store.Store;
 import io.allot.store.Stores;
+import io.allot.store.metrics.StoreMeters;
 import io.allot.tasks.TaskHandler;
 import io.allot.tasks.TaskRunner;
 import io.allot.worker.Divider;
@@ -94,6 +95,19 @@ class AutoConfigurationTest {
           .doesNotHaveBean(TaskRunner.class);
       assertThat(ctx.getBean(AllotHealthIndicator.class).health().getStatus()).isEqualTo(Status.UP);
     });
+  }
+
+  @Test
+  void withAMeterRegistryTheStoreIsMeteredAndWithoutItNot() {
+    runner.withUserConfiguration(Meters.class).withPropertyValues("allot.store=memory:").run(ctx -> {
+      Store store = ctx.getBean(Store.class);
+      assertThat(store).isInstanceOf(StoreMeters.class);
+      store.membership("metered").members();
+      assertThat(ctx.getBean(MeterRegistry.class).find(StoreMeters.ROUND_TRIP).tag("op", "membership.members")
+          .tag("outcome", "ok").timer().count()).isEqualTo(1);
+    });
+    runner.withPropertyValues("allot.store=memory:").run(ctx ->
+        assertThat(ctx.getBean(Store.class)).isNotInstanceOf(StoreMeters.class));
   }
 
   @Test
