@@ -127,24 +127,47 @@ public record AllotProperties(
 
   /**
    * The task management API of bin/allot server inside the application (needs allot-server on the class
-   * path): /api/v1/... (ApiHandler), /healthz, /version and /metrics on the JDK's HTTP server.
+   * path): /api/v1/... (ApiHandler and the route groups table, units, weights, queues), /ui, /healthz, /version and
+   * /metrics on Jetty (OpsHttpServer).
    *
    * @param enabled whether to serve it; default false
    * @param port its HTTP port; default 9091 (allot server's 9090 is Spring gRPC's default port); 0 picks a free one
-   * @param token the bearer token writes (POST, PUT, DELETE) need, as allot server's --api-token; empty (the
-   *              default): writes are open to anyone who reaches the port
+   * @param token the bearer token of role write (reads and writes), as allot server's -api-token; with no token
+   *              at all (this, read-token, tokens-file) writes are accepted from loopback only
    * @param pools the pools whose tasks it serves; default: every pool
+   * @param openWrites without any token, accept writes from every address (default false: loopback only)
+   * @param readToken a bearer token of role read, as -api-read-token: reads then need a token too; needs token
+   *              or tokens-file (someone must be able to write) and must differ from token
+   * @param tokensFile a file of named tokens, one "name role token" a line (role read or write), as -api-tokens;
+   *              looked at again every second and reloaded when changed (tokens added and revoked without a restart)
+   * @param unitsList the units list (a distributor's -workunits-namespace) the units routes edit; default none
+   * @param tls HTTPS instead of plain HTTP
    */
   public record ApiSettings(
       @DefaultValue("false") boolean enabled,
       @DefaultValue("9091") int port,
       @DefaultValue("") String token,
       java.util.List<String> pools,
-      @DefaultValue("false") boolean openWrites) {
+      @DefaultValue("false") boolean openWrites,
+      @DefaultValue("") String readToken,
+      String tokensFile,
+      String unitsList,
+      @DefaultValue TlsSettings tls) {
 
     /** The settings; pools never null. */
     public ApiSettings {
       pools = pools == null ? java.util.List.of() : java.util.List.copyOf(pools);
     }
   }
+
+  /**
+   * The API port's TLS from PEM files (allot-tls PemTls), as allot server's -tls-cert, -tls-key, -tls-client-ca;
+   * rotated files are served from the next handshake on.
+   *
+   * @param cert the server certificate (chain), PEM; with key: HTTPS; without both (the default): plain HTTP
+   * @param key the certificate's private key, PEM
+   * @param clientCa the roots of the client certificates every client must show (mutual TLS); default none
+   * @param reload how often the files are looked at again; default 5s
+   */
+  public record TlsSettings(String cert, String key, String clientCa, @DefaultValue("5s") Duration reload) {}
 }

@@ -7,11 +7,19 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** {@code allot.api.enabled}: the task API inside the application, its token, and off by default. */
+/**
+ * {@code allot.api.enabled}: the task API inside the application, its tokens (write, read, a reloaded file), the route
+ * groups and the dashboard, and off by default.
+ */
 class ApiServerTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(AllotStoreAutoConfiguration.class, AllotApiAutoConfiguration.class))
@@ -39,6 +47,63 @@ class ApiServerTest {
       assertThat(send(HttpRequest.newBuilder(tasks).header("Authorization", "Bearer s3cret").POST(task).build())
           .statusCode()).isEqualTo(201);
     });
+  }
+
+  @Test
+  void aReadTokenClosesReadsAndTheTokensFileIsReloaded(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("tokens");
+    Files.writeString(file, "# name role token\nops write w-from-file\n");
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.read-token=r1",
+        "allot.api.tokens-file=" + file).run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          String base = "http://127.0.0.1:" + ctx.getBean(OpsHttpServer.class).port();
+          URI pools = URI.create(base + "/api/v1/pools");
+          assertThat(send(HttpRequest.newBuilder(pools).build()).statusCode()).isEqualTo(401);
+          assertThat(send(HttpRequest.newBuilder(pools).header("Authorization", "Bearer r1").build()).statusCode())
+              .isEqualTo(200);
+          URI tasks = URI.create(base + "/api/v1/pools/api-pool/tasks");
+          HttpRequest.BodyPublisher task = HttpRequest.BodyPublishers.ofString("{\"name\":\"t1\",\"args\":{}}");
+          assertThat(send(HttpRequest.newBuilder(tasks).header("Authorization", "Bearer r1").POST(task).build())
+              .statusCode()).isEqualTo(403);
+          assertThat(send(HttpRequest.newBuilder(tasks).header("Authorization", "Bearer w-from-file").POST(task)
+              .build()).statusCode()).isEqualTo(201);
+          // revoked in the file: refused without a restart
+          Files.writeString(file, "ops write w-new\n");
+          Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> send(HttpRequest.newBuilder(pools)
+              .header("Authorization", "Bearer w-from-file").build()).statusCode() == 401);
+          assertThat(send(HttpRequest.newBuilder(pools).header("Authorization", "Bearer w-new").build())
+              .statusCode()).isEqualTo(200);
+        });
+  }
+
+  @Test
+  void badTokenSettingsFailTheStartNamingTheProperty(@TempDir Path dir) {
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.read-token=r1").run(ctx ->
+        assertThat(ctx).getFailure().rootCause().hasMessageContaining("allot.api.read-token"));
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0",
+        "allot.api.tokens-file=" + dir.resolve("missing")).run(ctx ->
+        assertThat(ctx).getFailure().hasStackTraceContaining("allot.api.tokens-file: token file")
+            .hasStackTraceContaining("missing"));
+  }
+
+  @Test
+  void servesTheRouteGroupsAndTheDashboard() {
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.units-list=the-units")
+        .run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          String base = "http://127.0.0.1:" + ctx.getBean(OpsHttpServer.class).port();
+          HttpResponse<String> queues = send(HttpRequest.newBuilder(URI.create(base + "/api/v1/queues")).build());
+          assertThat(queues.statusCode()).as(queues.body()).isEqualTo(200);
+          assertThat(queues.body()).contains("queues");
+          for (String route : new String[] {"table", "weights", "units"}) {
+            HttpResponse<String> r = send(HttpRequest.newBuilder(URI.create(base + "/api/v1/pools/p/" + route))
+                .build());
+            assertThat(r.statusCode()).as(route + ": " + r.body()).isEqualTo(200);
+          }
+          HttpResponse<String> ui = send(HttpRequest.newBuilder(URI.create(base + "/ui/")).build());
+          assertThat(ui.statusCode()).isEqualTo(200);
+          assertThat(ui.body()).containsIgnoringCase("<html");
+        });
   }
 
   private HttpResponse<String> send(HttpRequest request) throws Exception {
