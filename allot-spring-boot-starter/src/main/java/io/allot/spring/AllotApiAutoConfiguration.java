@@ -27,7 +27,9 @@ import org.springframework.context.annotation.Bean;
  * ({@link AllotApiSecurity}): writes need a write token ({@code allot.api.token}, {@code allot.api.tokens-file}) when
  * one is set, else are accepted from loopback only ({@code allot.api.open-writes=true}: from everywhere); a read token
  * ({@code allot.api.read-token}, or one in the file) closes reads. {@code /metrics} shows the application's
- * {@link PrometheusMeterRegistry} when it has one; {@code /healthz} answers 503 while the store does not.
+ * {@link PrometheusMeterRegistry} when it has one; {@code /healthz} answers 503 while the store does not. With
+ * {@code allot.api.tls.cert} and {@code key} the port serves HTTPS only (client certificates required with
+ * {@code allot.api.tls.client-ca}).
  */
 @AutoConfiguration(after = AllotStoreAutoConfiguration.class,
     afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.export.prometheus"
@@ -57,7 +59,7 @@ public class AllotApiAutoConfiguration {
     ApiHandler handler = ApiHandler.checkedBy(tasks, AllotApiSecurity.authenticator(api, counted))
         .withRoutes(ServerRoutes.of(store, tasks, table));
     OpsHttpServer server = new OpsHttpServer(api.port(), registry, version == null ? "dev" : version,
-        () -> reachable(store), handler);
+        () -> reachable(store), handler, AllotApiSecurity.tls(api.tls()));
     log.info("allot task API on :{}/api/v1 ({})", server.port(), handler.describeWrites());
     return server;
   }

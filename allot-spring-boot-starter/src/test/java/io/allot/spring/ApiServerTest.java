@@ -1,8 +1,11 @@
 package io.allot.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.allot.server.http.OpsHttpServer;
+import io.allot.testkit.TestCa;
+import io.allot.tls.PemTls;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +21,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * {@code allot.api.enabled}: the task API inside the application, its tokens (write, read, a reloaded file), the route
- * groups and the dashboard, and off by default.
+ * groups, the dashboard, HTTPS, and off by default.
  */
 class ApiServerTest {
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -104,6 +107,31 @@ class ApiServerTest {
           assertThat(ui.statusCode()).isEqualTo(200);
           assertThat(ui.body()).containsIgnoringCase("<html");
         });
+  }
+
+  @Test
+  void withACertificateThePortServesHttps(@TempDir Path dir) throws Exception {
+    assumeThat(TestCa.available()).as("openssl(1) makes the test certificates").isTrue();
+    TestCa ca = TestCa.create(dir);
+    TestCa.Issued cert = ca.issue("server");
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.tls.cert=" + cert.cert(),
+        "allot.api.tls.key=" + cert.key()).run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          int port = ctx.getBean(OpsHttpServer.class).port();
+          HttpClient https = HttpClient.newBuilder()
+              .sslContext(PemTls.client(ca.cert(), null, null, Duration.ZERO).sslContext())
+              .version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10)).build();
+          HttpResponse<String> pools = https.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + port
+              + "/api/v1/pools")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+          assertThat(pools.statusCode()).as(pools.body()).isEqualTo(200);
+          assertThat(pools.sslSession()).isPresent();
+        });
+  }
+
+  @Test
+  void aKeyWithoutACertificateFailsTheStartNamingTheProperty(@TempDir Path dir) {
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.tls.key=" + dir.resolve("k"))
+        .run(ctx -> assertThat(ctx).getFailure().rootCause().hasMessageContaining("allot.api.tls.cert"));
   }
 
   private HttpResponse<String> send(HttpRequest request) throws Exception {
