@@ -1,6 +1,7 @@
 package io.allot.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import io.allot.server.http.OpsHttpServer;
@@ -126,6 +127,30 @@ class ApiServerTest {
           assertThat(pools.statusCode()).as(pools.body()).isEqualTo(200);
           assertThat(pools.sslSession()).isPresent();
         });
+  }
+
+  @Test
+  void withAClientCaOnlyClientsWithItsCertificatesAreServed(@TempDir Path dir) throws Exception {
+    assumeThat(TestCa.available()).as("openssl(1) makes the test certificates").isTrue();
+    TestCa ca = TestCa.create(dir);
+    TestCa.Issued server = ca.issue("server");
+    TestCa.Issued client = ca.issue("client");
+    runner.withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.tls.cert=" + server.cert(),
+        "allot.api.tls.key=" + server.key(), "allot.api.tls.client-ca=" + ca.cert()).run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          URI healthz = URI.create("https://127.0.0.1:" + ctx.getBean(OpsHttpServer.class).port() + "/healthz");
+          HttpClient withCert = https(PemTls.client(ca.cert(), client.cert(), client.key(), Duration.ZERO));
+          assertThat(withCert.send(HttpRequest.newBuilder(healthz).timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+          HttpClient withoutCert = https(PemTls.client(ca.cert(), null, null, Duration.ZERO));
+          assertThatThrownBy(() -> withoutCert.send(HttpRequest.newBuilder(healthz).timeout(Duration.ofSeconds(10))
+              .build(), HttpResponse.BodyHandlers.ofString())).isInstanceOf(java.io.IOException.class);
+        });
+  }
+
+  private static HttpClient https(PemTls tls) {
+    return HttpClient.newBuilder().sslContext(tls.sslContext()).version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(10)).build();
   }
 
   @Test
