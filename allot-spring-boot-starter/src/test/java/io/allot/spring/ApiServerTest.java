@@ -4,9 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.allot.server.auth.Authenticator;
 import io.allot.server.http.OpsHttpServer;
 import io.allot.testkit.TestCa;
 import io.allot.tls.PemTls;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,6 +80,20 @@ class ApiServerTest {
               .header("Authorization", "Bearer w-from-file").build()).statusCode() == 401);
           assertThat(send(HttpRequest.newBuilder(pools).header("Authorization", "Bearer w-new").build())
               .statusCode()).isEqualTo(200);
+        });
+  }
+
+  @Test
+  void refusalsAreCountedInTheApplicationsMeterRegistry() {
+    runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+        .withPropertyValues("allot.api.enabled=true", "allot.api.port=0", "allot.api.token=s3cret").run(ctx -> {
+          assertThat(ctx).hasNotFailed();
+          URI tasks = URI.create("http://127.0.0.1:" + ctx.getBean(OpsHttpServer.class).port()
+              + "/api/v1/pools/api-pool/tasks");
+          HttpRequest.BodyPublisher task = HttpRequest.BodyPublishers.ofString("{\"name\":\"t1\",\"args\":{}}");
+          assertThat(send(HttpRequest.newBuilder(tasks).POST(task).build()).statusCode()).isEqualTo(401);
+          assertThat(ctx.getBean(MeterRegistry.class).find(Authenticator.REFUSED_METRIC).counters())
+              .extracting(c -> c.count()).containsExactly(1.0);
         });
   }
 
