@@ -192,6 +192,15 @@ class DevDashboardBrowserTest {
     waitFor().until(d -> "25".equals(d.findElement(By.cssSelector(v2)).getAttribute("value")));
   }
 
+  /** How many pixels of the queue chart its lines colour (not the white ground nor the light frame). */
+  long chartPixels() {
+    Object n = ((JavascriptExecutor) browser).executeScript(
+        "const c = document.getElementById('queue-chart'); const p = c.getContext('2d')"
+        + ".getImageData(0, 0, c.width, c.height).data; let n = 0;"
+        + "for (let i = 0; i < p.length; i += 4) { if (p[i + 3] > 0 && p[i] < 200) n++; } return n;");
+    return ((Number) n).longValue();
+  }
+
   /** With {@code -Dallot.ui.screenshot=PATH} (docs/images/dashboard.png), writes the page as the README shows it. */
   @Test
   void screenshotForTheDocs() throws Exception {
@@ -201,6 +210,7 @@ class DevDashboardBrowserTest {
     waitFor().until(d -> all("[data-testid=member-row][data-up=true]").size() >= 2
         && all("[data-testid=unit-row]").size() == 12 && all("[data-testid=unit-row][data-member='']").isEmpty()
         && !all("[data-testid=event-row]").isEmpty() && !all("[data-testid=queue-row]").isEmpty());
+    waitFor().until(d -> chartPixels() > 200); // the queue's chart has lines (two polls or more)
     Path given = Path.of(path);
     Path out = given.isAbsolute() ? given : Path.of("..").resolve(given).normalize(); // relative: to the repository
     Files.createDirectories(out.getParent());
