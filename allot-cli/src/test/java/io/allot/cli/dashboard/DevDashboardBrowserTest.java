@@ -55,6 +55,8 @@ class DevDashboardBrowserTest {
     }
     if (dev != null) {
       dev.close();
+      Files.createDirectories(ScreenshotOnFailure.DIR); // what dev printed, beside the screenshots of failures
+      Files.writeString(ScreenshotOnFailure.DIR.resolve("DevDashboardBrowserTest-dev.log"), dev.log());
     }
   }
 
