@@ -1,5 +1,6 @@
 package io.allot.tasks.service;
 
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -15,9 +16,12 @@ import java.util.Objects;
  * @param judgedBy         {@value #LEASE} (a member with a member record and a lease) or {@value #PING} (an
  *                         original-style service without one, judged live by the distributor's pings; its
  *                         {@code leaseUntilMillis} is 0)
+ * @param zone             its {@code zone} attribute, or null
+ * @param labels           its other attributes (neither {@code version} nor {@code zone}), sorted by name; empty for
+ *                         none
  */
 public record MemberView(String id, boolean up, long leaseUntilMillis, int affinity, Integer capacity, long used,
-    String version, String judgedBy) {
+    String version, String judgedBy, String zone, Map<String, String> labels) {
   /** {@link #judgedBy()} of a member with a lease. */
   public static final String LEASE = "lease";
   /** {@link #judgedBy()} of a member judged by pings. */
@@ -28,6 +32,13 @@ public record MemberView(String id, boolean up, long leaseUntilMillis, int affin
     if (!LEASE.equals(judgedBy) && !PING.equals(judgedBy)) {
       throw new IllegalArgumentException("judgedBy must be 'lease' or 'ping' but was " + judgedBy);
     }
+    labels = labels == null ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(labels));
+  }
+
+  /** A member without zone or labels. */
+  public MemberView(String id, boolean up, long leaseUntilMillis, int affinity, Integer capacity, long used,
+      String version, String judgedBy) {
+    this(id, up, leaseUntilMillis, affinity, capacity, used, version, judgedBy, null, Map.of());
   }
 
   /** A member judged by its lease. */

@@ -152,7 +152,7 @@ public final class TaskJson {
 
   /**
    * A member: {@code id, up, leaseExpiresAt (null for a member judged by pings), affinity, capacity (null = no
-   * limit), used, version, judgedBy ("lease" or "ping")}.
+   * limit), used, version, judgedBy ("lease" or "ping"), zone (null for none), labels (an object, empty for none)}.
    */
   public static ObjectNode member(MemberView m) {
     ObjectNode o = NODES.objectNode();
@@ -168,6 +168,9 @@ public final class TaskJson {
     o.put("used", m.used());
     o.put("version", m.version());
     o.put("judgedBy", m.judgedBy());
+    o.put("zone", m.zone());
+    ObjectNode labels = o.putObject("labels");
+    m.labels().forEach(labels::put);
     return o;
   }
 

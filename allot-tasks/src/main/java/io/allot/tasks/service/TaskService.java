@@ -252,6 +252,14 @@ public final class TaskService {
     return out;
   }
 
+  /** The attributes of {@code meta} other than its version and zone. */
+  private static Map<String, String> labels(io.allot.store.MemberMeta meta) {
+    Map<String, String> out = new java.util.TreeMap<>(meta.attributes());
+    out.remove(io.allot.store.MemberMeta.VERSION);
+    out.remove(io.allot.store.MemberMeta.ZONE);
+    return out;
+  }
+
   /** The members of {@code pool}, sorted by id, with what the table gives them. */
   public List<MemberView> members(String pool) {
     TaskSpecs specs = specs(pool);
@@ -259,7 +267,8 @@ public final class TaskService {
     List<MemberView> out = new ArrayList<>();
     state.members().values().stream().sorted(java.util.Comparator.comparing(MemberRecord::id)).forEach(m ->
         out.add(new MemberView(m.id(), m.liveAt(state.nowMillis()), m.leaseUntilMillis(), m.affinity(),
-            m.capacity() == Integer.MAX_VALUE ? null : m.capacity(), state.used(m.id()), m.meta().version())));
+            m.capacity() == Integer.MAX_VALUE ? null : m.capacity(), state.used(m.id()), m.meta().version(),
+            MemberView.LEASE, m.meta().zone(), labels(m.meta()))));
     pingVerdicts.apply(pool).forEach((id, live) -> {
       if (!state.members().containsKey(id)) {
         out.add(new MemberView(id, live, 0, 1, null, state.used(id), null, MemberView.PING));

@@ -265,4 +265,21 @@ class TaskServiceTest {
     assertThat(w.task().revision()).isEqualTo(2);
     assertThat(w.task().deletedMillis()).isZero();
   }
+
+  @Test
+  void membersCarryTheirVersionZoneAndLabels() {
+    MemberMeta meta = MemberMeta.of(1, 4).with(MemberMeta.VERSION, "1.4.0").with(MemberMeta.ZONE, "zone-a")
+        .with("team", "search");
+    store.membership("p").register("m1", meta, Duration.ofSeconds(10));
+    store.membership("p").register("m2", MemberMeta.of(1, 4), Duration.ofSeconds(10));
+    List<MemberView> members = api.members("p");
+    assertThat(members.get(0).version()).isEqualTo("1.4.0");
+    assertThat(members.get(0).zone()).isEqualTo("zone-a");
+    assertThat(members.get(0).labels()).containsExactly(Map.entry("team", "search"));
+    assertThat(members.get(1).zone()).isNull();
+    assertThat(members.get(1).labels()).isEmpty();
+    String json = TaskJson.member(members.get(0)).toString();
+    assertThat(json).contains("\"zone\":\"zone-a\"", "\"labels\":{\"team\":\"search\"}");
+    assertThat(TaskJson.member(members.get(1)).toString()).contains("\"zone\":null", "\"labels\":{}");
+  }
 }
