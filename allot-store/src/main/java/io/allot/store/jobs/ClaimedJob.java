@@ -31,6 +31,18 @@ public record ClaimedJob(String key, String data, long token, int attempt, int m
     this(key, data, token, attempt, maxAttempts, lockedUntilMillis, 0);
   }
 
+  /**
+   * How long the job waited in the queue, runnable, before this claim took it (store time, so no clock skew): the
+   * claim's time ({@code lockedUntilMillis - lockTtl}, with the TTL the claim asked for) less {@code dueAtMillis};
+   * -1 if unknown.
+   */
+  public long waitedMillis(java.time.Duration lockTtl) {
+    if (dueAtMillis <= 0 || lockedUntilMillis <= 0) {
+      return -1;
+    }
+    return Math.max(0, lockedUntilMillis - lockTtl.toMillis() - dueAtMillis);
+  }
+
   /** True if this is the job's last allowed attempt: a failure now makes it {@link JobStatus#IGNORED}. */
   public boolean lastAttempt() {
     return attempt >= maxAttempts;
