@@ -54,6 +54,11 @@ final class ApiOptions {
   private MeterRegistry registry;
   /** Made by {@link #check()}. */
   private Authenticator auth;
+  /**
+   * Where the gRPC refusals go in the event history ({@code api-refused}): the store of the first {@link #http} or
+   * {@link #grpc} call (the check is built before the store opens); volatile, read by the refusal hook.
+   */
+  private volatile io.allot.store.events.EventWriter refusals;
 
   /** Counts the API's refusals in {@code registry} ({@code allot_api_refused_total{channel,reason}}). */
   void meterRegistry(MeterRegistry registry) {
@@ -88,6 +93,7 @@ final class ApiOptions {
       if (registry != null) {
         b.meterRegistry(registry);
       }
+      b.onRefused(new io.allot.server.events.RefusalEvents(() -> refusals));
       auth = b.build();
     }
     return auth;
@@ -108,7 +114,15 @@ final class ApiOptions {
 
   /** The REST handler for {@code /api/v1}. */
   ApiHandler http(TaskService service) {
+    recordRefusalsIn(service);
     return ApiHandler.checkedBy(service, authenticator());
+  }
+
+  /** Writes the gRPC API's refusals into {@code service}'s store from now on (the first store given wins). */
+  private synchronized void recordRefusalsIn(TaskService service) {
+    if (refusals == null) {
+      refusals = io.allot.store.events.EventWriter.of(service.store());
+    }
   }
 
   /** A running gRPC API server, or nothing when the port is 0. Closing it stops it. */
@@ -132,6 +146,7 @@ final class ApiOptions {
 
   /** {@link #grpc(TaskService)} with {@code credentials} (TLS; null = plain text). */
   Running grpc(TaskService service, io.grpc.ServerCredentials credentials) {
+    recordRefusalsIn(service);
     if (grpcPort == 0) {
       return new Running() {
         @Override

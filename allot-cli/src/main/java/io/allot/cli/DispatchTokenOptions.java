@@ -32,10 +32,26 @@ final class DispatchTokenOptions {
    * @throws BadInputException naming the flag (and the file's line) for a bad token or file
    */
   Authenticator authenticator() {
+    return authenticator(null, null);
+  }
+
+  /**
+   * {@link #authenticator()} counting refusals in {@code registry} and writing them to the event history through
+   * {@code events} ({@code api-refused}, actor {@code dispatch:<address>}); either may be null (the {@code job
+   * endpoint} command has no store, so there its refusals are only logged).
+   */
+  Authenticator authenticator(io.micrometer.core.instrument.MeterRegistry registry,
+      io.allot.store.events.EventWriter events) {
     if (token.isEmpty() && tokenFile == null) {
       return null;
     }
     Authenticator.Builder b = Authenticator.builder();
+    if (registry != null) {
+      b.meterRegistry(registry);
+    }
+    if (events != null) {
+      b.onRefused(new io.allot.server.events.RefusalEvents(() -> events));
+    }
     try {
       b.token("dispatcher-token", Role.WRITE, token);
     } catch (IllegalArgumentException e) {

@@ -63,12 +63,13 @@ class DispatchAuthTest {
         assertThat(ran.get()).as("no job ran for a refused dispatcher").isZero();
         assertThat(endpoint.streams()).isZero();
 
-        try (JobDispatcher ok = dispatcher(queue, address).callCredentials(GrpcAuth.bearer("d-token")).build()
-            .start()) {
+        try (JobDispatcher ok = dispatcher(queue, address).callCredentials(GrpcAuth.bearer("d-token"))
+            .meterRegistry(registry).build().start()) {
           await().atMost(Duration.ofSeconds(30))
               .until(() -> queue.get("j1").orElseThrow().status() == JobStatus.FINISHED);
         }
         assertThat(ran.get()).isEqualTo(1);
+        assertThat(registry.get("allot.jobs.dispatch.wait").timer().count()).as("the job's queue wait").isEqualTo(1);
       } finally {
         server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }

@@ -33,11 +33,14 @@ final class ClaimLoop implements Runnable {
   private final LockKeeper locks;
   private final Counter claimFailures;
   private final Counter abandoned;
+  /** The queue wait of each claimed job ({@link ClaimedJob#waitedMillis}). */
+  private final io.micrometer.core.instrument.Timer waited;
   private final Thread thread;
   private volatile boolean stopping;
 
   ClaimLoop(JobQueue queue, String dispatcherId, int batchSize, Duration pollInterval, long waitMillis,
-      LeaseKeeper lease, EndpointStreams streams, LockKeeper locks, Counter claimFailures, Counter abandoned) {
+      LeaseKeeper lease, EndpointStreams streams, LockKeeper locks, Counter claimFailures, Counter abandoned,
+      io.micrometer.core.instrument.Timer waited) {
     this.queue = queue;
     this.dispatcherId = dispatcherId;
     this.batchSize = batchSize;
@@ -48,6 +51,7 @@ final class ClaimLoop implements Runnable {
     this.locks = locks;
     this.claimFailures = claimFailures;
     this.abandoned = abandoned;
+    this.waited = waited;
     this.thread = Threads.named("allot-dispatch-" + queue.name() + "-").newThread(this);
   }
 
@@ -108,6 +112,10 @@ final class ClaimLoop implements Runnable {
       }
       List<HeldLock> held = new ArrayList<>(got.size());
       for (ClaimedJob c : got) {
+        long w = c.waitedMillis(locks.ttl());
+        if (w >= 0) {
+          waited.record(w, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
         held.add(locks.hold(c, t0));
       }
       streams.push(held);

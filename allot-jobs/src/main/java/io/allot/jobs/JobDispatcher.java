@@ -140,8 +140,11 @@ public final class JobDispatcher implements AutoCloseable {
       streams.dropPending();
       log.warn("queue {}: dispatcher {} stops dispatching: its lease is no longer trusted", q, dispatcherId);
     });
+    io.micrometer.core.instrument.Timer waited = io.micrometer.core.instrument.Timer.builder("allot.jobs.dispatch.wait")
+        .tag("queue", q).description("how long a claimed job had waited in the queue, runnable, before the "
+            + "dispatcher's claim (store time)").publishPercentiles(0.5, 0.99).register(m);
     this.claims = new ClaimLoop(queue, dispatcherId, b.batchSize, b.pollInterval, tickMillis, lease, streams, locks,
-        claimFailures, abandoned);
+        claimFailures, abandoned, waited);
     Gauge.builder("allot.jobs.dispatch.outstanding", this, JobDispatcher::outstanding).tag("queue", q)
         .description("jobs sent to endpoints without a result yet").register(m);
     Gauge.builder("allot.jobs.dispatch.leader", this, d -> d.isLeading() ? 1 : 0).tag("queue", q)

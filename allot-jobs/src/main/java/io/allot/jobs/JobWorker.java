@@ -93,6 +93,7 @@ public final class JobWorker implements AutoCloseable {
   private final Counter shortClaims;
   private final Timer claimTimer;
   private final Timer handleTimer;
+  private final Timer waitTimer;
 
   private JobWorker(Builder b) {
     this.queue = b.queue;
@@ -127,6 +128,10 @@ public final class JobWorker implements AutoCloseable {
         .publishPercentiles(0.5, 0.99).register(m);
     this.handleTimer = Timer.builder("allot.jobs.run").tag("queue", q).description("one attempt from its start to its end (the handler)")
         .register(m);
+    this.waitTimer = Timer.builder("allot.jobs.wait").tag("queue", q)
+        .description("how long a claimed job had waited in the queue, runnable, before its claim (store time: from "
+            + "its enqueue, or the end of its delay or backoff, to the claim)")
+        .publishPercentiles(0.5, 0.99).register(m);
     m.gauge("allot.jobs.in.flight", List.of(Tag.of("queue", q)), inFlight, ConcurrentHashMap::size);
     FunctionCounter.builder("allot.jobs.lock.extensions", locks, LockKeeper::extensions).tag("queue", q)
         .description("job locks extended while their handler ran").register(m);
@@ -232,6 +237,10 @@ public final class JobWorker implements AutoCloseable {
   private void handOver(List<ClaimedJob> got, long sentNanos) {
     List<HeldLock> back = new ArrayList<>();
     for (ClaimedJob c : got) {
+      long waited = c.waitedMillis(lockTtl);
+      if (waited >= 0) {
+        waitTimer.record(waited, TimeUnit.MILLISECONDS);
+      }
       HeldLock lock = locks.hold(c, sentNanos); // from here its lock is extended, also while it waits for a handler
       if (stopping) {
         back.add(lock);

@@ -36,6 +36,7 @@ class GrafanaDashboardTest {
     m.put("Jobs", "jobs");
     m.put("Routing", "route");
     m.put("Store", "store");
+    m.put("API", "api");
     return m;
   }
 

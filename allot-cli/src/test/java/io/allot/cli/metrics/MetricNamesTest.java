@@ -57,9 +57,9 @@ import org.junit.jupiter.api.Test;
 class MetricNamesTest {
   /** The subsystems and the tag every meter of each carries. */
   static final Map<String, String> SUBSYSTEMS = Map.of("distributor", "pool", "worker", "pool", "tasks", "pool",
-      "jobs", "queue", "route", "pool", "store", "");
+      "jobs", "queue", "route", "pool", "store", "", "api", "");
   static final Set<String> TAGS = Set.of("pool", "queue", "member", "state", "status", "outcome", "result", "policy",
-      "op");
+      "op", "channel", "reason");
   static final Pattern NAME = Pattern.compile("allot\\.([a-z]+)(\\.[a-z]+)+");
   static final Pattern DOC_ROW = Pattern.compile("^\\| `(allot_[a-z_]+)` \\|");
 
@@ -142,6 +142,9 @@ class MetricNamesTest {
     tasks.start();
     later(TaskMetrics.bind(TaskService.forPools(store, table, List.of("metrics-tasks")), "metrics-tasks", registry,
         Duration.ofMillis(100)));
+    io.allot.server.auth.Authenticator.builder().token("t", io.allot.server.auth.Role.WRITE, "secret")
+        .meterRegistry(registry).build()
+        .check(io.allot.server.auth.Authenticator.Channel.GRPC, io.allot.server.auth.Role.WRITE, null, null);
     store.jobQueue("metrics-q").enqueue(NewJob.of("j1"));
     later(JobWorker.builder(store.jobQueue("metrics-q"), j -> { }).meterRegistry(registry).build().start());
     later(JobMetrics.bind(store.jobQueue("metrics-q"), registry, Duration.ofMillis(100), store.clock()::timeMillis));
@@ -175,6 +178,10 @@ class MetricNamesTest {
       assertThat(registry.get("allot.distributor.table.epoch").gauge().value()).isPositive();
       assertThat(registry.get("allot.store.round.trip").tag("op", "membership.renew").timer().count()).isPositive();
       assertThat(registry.get("allot.jobs.status").tag("status", "finished").gauge().value()).isEqualTo(1);
+      assertThat(registry.get("allot.jobs.wait").tag("queue", "metrics-q").timer().count())
+          .as("the claimed job's queue wait").isEqualTo(1);
+      assertThat(registry.get("allot.api.refused").tag("channel", "grpc").tag("reason", "missing").counter().count())
+          .isEqualTo(1);
       assertThat(registry.get("allot.route.picks").counters().stream().mapToDouble(c -> c.count()).sum())
           .isPositive();
     });

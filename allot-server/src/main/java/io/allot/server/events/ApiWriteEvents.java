@@ -9,7 +9,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * What the REST API tells the event history (best-effort, {@link EventWriter}): every write answered 2xx is an
  * {@code api-write}, every write refused for its credentials (401, 403) an {@code api-refused}; reads are not
- * recorded. The actor is {@code api:<client address>} (API tokens have no names yet); the pool and the task come
+ * recorded. The actor is {@code api:<client address>}; refusals of the gRPC channels are {@link RefusalEvents}', the
+ * job events of a retry or ignore by hand {@code QueueRoutes}' ({@code api:<token name>}); the pool and the task come
  * from the path (a create's task from its {@code Location}). Thread-safe.
  */
 public final class ApiWriteEvents {

@@ -384,9 +384,12 @@ public final class ApiHandler {
     }
   }
 
-  /** Throws the 401 or 403 of a write {@link #auth} refuses: the route groups' writes (POST, PUT, DELETE). */
-  void authorize(Call ex) {
-    authorize(ex, Role.WRITE);
+  /**
+   * Throws the 401 or 403 of a write {@link #auth} refuses: the route groups' writes (POST, PUT, DELETE); returns the
+   * decision allowing it (its token's name, if any, names the writer).
+   */
+  Authenticator.Decision authorize(Call ex) {
+    return authorize(ex, Role.WRITE);
   }
 
   /**
@@ -399,10 +402,10 @@ public final class ApiHandler {
   }
 
   /** Throws the 401 or 403 of a request {@link #auth} refuses to let do what {@code needed} asks. */
-  private void authorize(Call ex, Role needed) {
+  private Authenticator.Decision authorize(Call ex, Role needed) {
     Authenticator.Decision d = auth.check(Authenticator.Channel.REST, needed, ex.authorization(), ex.remote());
     if (d.allowed()) {
-      return;
+      return d;
     }
     if (d.reason().unauthenticated()) {
       throw new TaskServiceException(ErrorKind.UNAUTHENTICATED, d.message());

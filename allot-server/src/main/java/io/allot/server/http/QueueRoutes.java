@@ -2,9 +2,12 @@ package io.allot.server.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.allot.server.auth.Authenticator;
 import io.allot.server.queues.QueueOps;
 import io.allot.store.Store;
 import io.allot.store.StoreUnavailableException;
+import io.allot.store.events.EventWriter;
+import io.allot.store.events.JobEvents;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
@@ -30,10 +33,13 @@ final class QueueRoutes implements RouteGroup {
 
   private final Store store;
   private final QueueOps ops;
+  /** Writes the retries and ignores by hand to the event history. */
+  private final JobEvents events;
 
   QueueRoutes(Store store) {
     this.store = store;
     this.ops = new QueueOps(store);
+    this.events = new JobEvents(EventWriter.of(store));
   }
 
   @Override
@@ -64,8 +70,8 @@ final class QueueRoutes implements RouteGroup {
       if (seg.size() == 5 && seg.get(2).equals("jobs")
           && (seg.get(4).equals("retry") || seg.get(4).equals("ignore"))) {
         ApiHandler.allow(call.method(), "POST");
-        api.authorize(call);
-        return ApiHandler.Reply.json(200, byHand(seg.get(1), seg.get(3), seg.get(4).equals("retry")));
+        String actor = actor(api.authorize(call), call);
+        return ApiHandler.Reply.json(200, byHand(seg.get(1), seg.get(3), seg.get(4).equals("retry"), actor));
       }
       return null;
     } catch (StoreUnavailableException e) {
@@ -86,7 +92,18 @@ final class QueueRoutes implements RouteGroup {
     return o;
   }
 
-  private ObjectNode byHand(String queue, String key, boolean retry) {
+  /**
+   * The event history's name of a REST writer: {@code api:<token name>} with a token, else {@code api:<address>}
+   * (the CLI's is {@code cli:<user>}, {@link JobEvents#cliActor}).
+   */
+  static String actor(Authenticator.Decision d, ApiHandler.Call call) {
+    if (d.who() != null) {
+      return "api:" + d.who();
+    }
+    return "api:" + (call.remote() == null ? "unknown" : call.remote().getHostAddress());
+  }
+
+  private ObjectNode byHand(String queue, String key, boolean retry, String actor) {
     JobQueue q = open(queue);
     try {
       QueueOps.checkKeys(List.of(key));
@@ -98,11 +115,21 @@ final class QueueRoutes implements RouteGroup {
       throw new TaskServiceException(ErrorKind.NOT_FOUND, "key: no job '" + key + "' in queue '" + queue + "'");
     }
     ObjectNode o = TaskJson.MAPPER.createObjectNode();
+    // one job-retried / job-ignored event per changed job, as the CLI writes (the api-write of the request is
+    // ApiWriteEvents'; nothing else writes these for REST)
     if (retry) {
-      o.put("retried", ops.retry(q, List.of(key)));
+      int n = ops.retry(q, List.of(key));
+      o.put("retried", n);
+      if (n > 0) {
+        events.retried(actor, q.name(), List.of(key));
+      }
     } else {
       try {
-        o.put("ignored", ops.ignore(q, List.of(key)));
+        int n = ops.ignore(q, List.of(key));
+        o.put("ignored", n);
+        if (n > 0) {
+          events.ignored(actor, q.name(), List.of(key));
+        }
       } catch (QueueOps.FinishedException e) {
         throw new TaskServiceException(ErrorKind.CONFLICT, "key: " + e.getMessage());
       }

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.allot.server.http.ApiFixture.Res;
+import io.allot.store.events.EventKind;
+import io.allot.store.events.EventQuery;
+import io.allot.store.events.RecordedEvent;
 import io.allot.store.jobs.ClaimedJob;
 import io.allot.store.jobs.JobQueue;
 import io.allot.store.jobs.JobStatus;
@@ -14,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -118,6 +122,32 @@ class QueueAndWeightRoutesTest {
     assertThat(store.jobQueues().names()).containsExactly("mail", "slow");
     assertThat(f.call("GET", "/api/v1/queues/mail/jobs/b/retry", null, null).status()).isEqualTo(405);
     assertThat(f.get("/api/v1/queues/never").status()).isEqualTo(404);
+  }
+
+  List<RecordedEvent> byHandEvents() {
+    return store.events().query(EventQuery.all().ofKinds(Set.of(EventKind.JOB_RETRIED, EventKind.JOB_IGNORED)))
+        .events();
+  }
+
+  @Test
+  void retryAndIgnoreAreJobEventsOfTheApiWriterOncePerChangedJob() {
+    queues();
+    TaskService tasks = TaskService.forPools(store, ApiFixture.TABLE, List.of("p", "q"));
+    ApiFixture withToken = new ApiFixture(new ApiHandler(tasks, "tok", false, a -> false)
+        .withRoutes(ServerRoutes.of(store, tasks, ApiFixture.TABLE, ApiFixture.UNITS)), null);
+    fixtures.add(withToken);
+    assertThat(withToken.call("POST", "/api/v1/queues/mail/jobs/b/retry", null, "tok").status()).isEqualTo(200);
+    ApiFixture loopback = server(true);
+    assertThat(loopback.call("POST", "/api/v1/queues/mail/jobs/a/ignore", null, null).status()).isEqualTo(200);
+    assertThat(loopback.call("POST", "/api/v1/queues/mail/jobs/c/ignore", null, null).status()).isEqualTo(409);
+    assertThat(loopback.call("POST", "/api/v1/queues/mail/jobs/nope/retry", null, null).status()).isEqualTo(404);
+
+    List<RecordedEvent> events = byHandEvents();
+    assertThat(events).extracting(RecordedEvent::kind, RecordedEvent::actor, RecordedEvent::subject).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(EventKind.JOB_RETRIED, "api:api-token", "mail/b"),
+        org.assertj.core.groups.Tuple.tuple(EventKind.JOB_IGNORED, "api:127.0.0.1", "mail/a"));
+    assertThat(store.events().query(EventQuery.all().ofKinds(Set.of(EventKind.API_WRITE))).events())
+        .as("each request's own api-write too").hasSize(2);
   }
 
   @Test

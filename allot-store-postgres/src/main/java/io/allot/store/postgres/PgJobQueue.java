@@ -148,7 +148,7 @@ final class PgJobQueue implements JobQueue {
       List<ClaimedJob> out = new ArrayList<>();
       while (rs.next()) {
         out.add(new ClaimedJob(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getInt(4), rs.getInt(5),
-            rs.getLong(6)));
+            rs.getLong(6), rs.getLong(7)));
       }
       return out;
     }, name, worker, max, ttl, sql.marginMicros);

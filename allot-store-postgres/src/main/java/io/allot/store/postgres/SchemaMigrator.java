@@ -52,7 +52,8 @@ final class SchemaMigrator {
       new Migration(9, "jobs: the finite tables renamed (tasks -> jobs, task_queues -> job_queues)", "schema-v9.sql"),
       new Migration(10, "jobs: the rate limit's bucket time read under its row lock (functions only)", "schema-v10.sql"),
       new Migration(11, "live routing weights: route_weights, route_weight_revisions", "schema-v11.sql"),
-      new Migration(12, "the event history: events, event_ids", "schema-v12.sql"));
+      new Migration(12, "the event history: events, event_ids", "schema-v12.sql"),
+      new Migration(13, "jobs: claim_jobs returns each job's due time (functions only)", "schema-v13.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

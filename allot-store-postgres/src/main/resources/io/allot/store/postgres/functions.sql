@@ -642,12 +642,13 @@ $$;
 -- due; never a row another claim holds (SKIP LOCKED). A picked job whose expired lock was its last attempt is
 -- ignored instead. With a rate limit, at most the permits in the queue's bucket (its row locked only then, so
 -- unlimited queues never serialize their claimers; the bucket's time is read once its row is locked and never goes
--- back: schema version 10). Tokens: greatest(previous + 1, store time in microseconds).
+-- back: schema version 10). Tokens: greatest(previous + 1, store time in microseconds). Each job also comes with
+-- its due time before the claim (schema version 13: the queue wait of ClaimedJob.dueAtMillis).
 -- Lock order: job_queues -> jobs.
 CREATE OR REPLACE FUNCTION ${schema}.claim_jobs(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
     p_margin_micros bigint)
 RETURNS TABLE (t_key text, t_data text, t_token bigint, t_attempt integer, t_max_attempts integer,
-    t_locked_until_ms bigint)
+    t_locked_until_ms bigint, t_was_due_ms bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now     timestamptz := clock_timestamp();
@@ -698,7 +699,8 @@ BEGIN
       RETURNING t.key, t.data, t.lock_token, t.attempts, t.max_attempts,
                 floor(extract(epoch FROM t.due_at) * 1000)::bigint AS until_ms, p.priority, p.was_due
     )
-    SELECT c.key, c.data, c.lock_token, c.attempts, c.max_attempts, c.until_ms
+    SELECT c.key, c.data, c.lock_token, c.attempts, c.max_attempts, c.until_ms,
+           floor(extract(epoch FROM c.was_due) * 1000)::bigint
       FROM claimed c ORDER BY c.priority DESC, c.was_due, c.key;
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
   ELSE

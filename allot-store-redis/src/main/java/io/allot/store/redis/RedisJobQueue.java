@@ -79,11 +79,11 @@ final class RedisJobQueue implements JobQueue {
     long ttl = JobLimits.checkClaim(worker, max, lockTtl);
     List<Object> flat = redis.run("claim jobs in queue " + name, JobScripts.CLAIM, ScriptOutputType.MULTI, keys,
         worker, Integer.toString(max), Long.toString(ttl), marginMicros, Integer.toString(MOVE_LIMIT));
-    List<ClaimedJob> out = new ArrayList<>(flat.size() / 6);
-    for (int i = 0; i + 5 < flat.size(); i += 6) {
+    List<ClaimedJob> out = new ArrayList<>(flat.size() / 7);
+    for (int i = 0; i + 6 < flat.size(); i += 7) {
       out.add(new ClaimedJob((String) flat.get(i), (String) flat.get(i + 1), Long.parseLong((String) flat.get(i + 2)),
           Integer.parseInt((String) flat.get(i + 3)), Integer.parseInt((String) flat.get(i + 4)),
-          Long.parseLong((String) flat.get(i + 5))));
+          Long.parseLong((String) flat.get(i + 5)), Long.parseLong((String) flat.get(i + 6))));
     }
     return out;
   }

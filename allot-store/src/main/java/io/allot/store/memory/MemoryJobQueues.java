@@ -183,6 +183,7 @@ public final class MemoryJobQueues {
         }
         List<ClaimedJob> out = new ArrayList<>(picked.size());
         for (Row r : picked) {
+          long wasDueMicros = r.dueMicros;
           q.open.remove(r);
           r.status = JobStatus.PROCESSING;
           r.attempts++;
@@ -191,7 +192,8 @@ public final class MemoryJobQueues {
           r.dueMicros = now + ttl;
           r.updatedMicros = now;
           q.open.add(r);
-          out.add(new ClaimedJob(r.key, r.data, r.token, r.attempts, r.maxAttempts, r.dueMicros / 1000));
+          out.add(new ClaimedJob(r.key, r.data, r.token, r.attempts, r.maxAttempts, r.dueMicros / 1000,
+              wasDueMicros / 1000));
         }
         if (q.rate > 0) {
           q.permits -= out.size();

@@ -99,6 +99,27 @@ public abstract class JobQueueContractTest {
   }
 
   @Test
+  void aClaimedJobCarriesWhenItBecameRunnable() {
+    long before = clock().timeMillis();
+    q.enqueue(NewJob.of("now"));
+    q.enqueue(NewJob.of("later").withDelay(Duration.ofMillis(300)));
+    long after = clock().timeMillis();
+    ClaimedJob now = q.claim("w", 10, LONG).get(0);
+    assertThat(now.key()).isEqualTo("now");
+    assertThat(now.dueAtMillis()).as("its enqueue time").isBetween(before - 1, after + 1);
+    assertThat(now.dueAtMillis()).as("not after its claim")
+        .isLessThanOrEqualTo(now.lockedUntilMillis() - LONG.toMillis() + 1);
+    java.util.concurrent.atomic.AtomicReference<ClaimedJob> later = new java.util.concurrent.atomic.AtomicReference<>();
+    await().atMost(PATIENCE).until(() -> {
+      q.claim("w", 10, LONG).forEach(later::set);
+      return later.get() != null;
+    });
+    assertThat(later.get().dueAtMillis()).as("its enqueue time plus its delay")
+        .isBetween(before + 300 - 1, after + 300 + 1);
+    assertThat(later.get().dueAtMillis()).isLessThanOrEqualTo(later.get().lockedUntilMillis() - LONG.toMillis() + 1);
+  }
+
+  @Test
   void finishNeedsTheTokenThatHoldsTheLock() {
     q.enqueue(NewJob.of("a"));
     ClaimedJob c = q.claim("w", 1, LONG).get(0);

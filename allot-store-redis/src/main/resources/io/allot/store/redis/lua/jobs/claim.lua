@@ -3,8 +3,8 @@
 -- [5] most jobs moved into ready per index.
 -- Takes permits from the rate bucket (if the queue has a rate), moves the due delayed jobs and the locks expired by
 -- the margin into ready, then locks ready's first jobs: a PROCESSING one on its last attempt becomes IGNORED instead
--- (and takes no permit). Returns key, data, token, attempt, max attempts, locked until (ms) for each locked job,
--- flat, all as text.
+-- (and takes no permit). Returns key, data, token, attempt, max attempts, locked until (ms), due before the claim
+-- (ms) for each locked job, flat, all as text.
 
 local now = now_us()
 local worker, max, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -51,6 +51,7 @@ if allowed > 0 then
           if r.s == 0 then todo[#todo + 1] = key elseif r.s == 20 then failures[#failures + 1] = key end
           count(r.s, -1)
           count(30, 1)
+          local was_due = r.due
           r.s = 30
           r.a = r.a + 1
           r.tok = next_token(r.tok, now)
@@ -68,6 +69,7 @@ if allowed > 0 then
           out[#out + 1] = tostring(r.a)
           out[#out + 1] = tostring(r.m)
           out[#out + 1] = fmt(math.floor(r.due / 1000))
+          out[#out + 1] = fmt(math.floor(was_due / 1000))
           need = need - 1
         end
       end
@@ -77,8 +79,8 @@ if allowed > 0 then
     chunked('HSET', K_JOBS, recs)
     chunked('ZADD', K_LOCKS, locks)
     local data = chunked('HMGET', K_DATA, taken)
-    local first = #out - 6 * #taken
-    for i = 1, #taken do out[first + 6 * i - 4] = data[i] or '' end
+    local first = #out - 7 * #taken
+    for i = 1, #taken do out[first + 7 * i - 5] = data[i] or '' end
     claimed = claimed + #taken
   end
 end
