@@ -385,7 +385,7 @@ final class JobCommand extends ParentCommand {
       Store s = c.q.openShared("allot-jobs-worker", spec.commandLine().getErr());
       JobWorker worker = c.build(s, queue -> {
         JobWorker.Builder b = JobWorker.builder(queue, t -> work.run(t.data(), t.attempt())).listener(lines)
-            .concurrency(concurrency).lockTtl(ttl).pollInterval(poll)
+            .events(io.allot.store.events.EventWriter.of(s)).concurrency(concurrency).lockTtl(ttl).pollInterval(poll)
             .backoff(new io.allot.jobs.Backoff(firstWait, 2.0, Duration.ofMinutes(10).compareTo(firstWait) < 0
                 ? firstWait : Duration.ofMinutes(10)));
         if (batch > 0) {
@@ -498,7 +498,7 @@ final class JobCommand extends ParentCommand {
             : io.allot.jobs.EndpointSource.members(s.membership(pool), s.clock());
         io.allot.jobs.JobDispatcher.Builder b = io.allot.jobs.JobDispatcher.builder(queue, source)
             .leadership(s.leadership()).leaseTtl(lease).lockTtl(lock).batchSize(batch).listener(lines)
-            .channelCredentials(channel);
+            .channelCredentials(channel).events(io.allot.store.events.EventWriter.of(s));
         c.rateLimit(b::rateLimit);
         if (credentials != null) {
           b.callCredentials(credentials);

@@ -20,6 +20,7 @@ abstract class ClaimSettings<B extends ClaimSettings<B>> {
   Backoff backoff = Backoff.DEFAULT;
   double rateLimit = -1;
   AttemptListener listener = end -> { };
+  io.allot.store.events.EventWriter events; // null: no events
   MeterRegistry meters = new CompositeMeterRegistry();
 
   abstract B self();
@@ -58,6 +59,31 @@ abstract class ClaimSettings<B extends ClaimSettings<B>> {
   public B rateLimit(double jobsPerSecond) {
     this.rateLimit = JobLimits.checkRate(jobsPerSecond);
     return self();
+  }
+
+  /**
+   * Writes a {@code job-ignored} event to the history of {@code writer}'s store when an attempt ends with its job
+   * ignored (its attempts used up): subject {@code <queue>/<key>}, actor where the attempt ran, the error in the
+   * detail; on the writer's background thread, so completions never wait for it. Default: no events.
+   */
+  public B events(io.allot.store.events.EventWriter writer) {
+    this.events = Objects.requireNonNull(writer, "writer");
+    return self();
+  }
+
+  /** The listener the reporter tells: the events' first (a throwing listener cannot lose them), then the user's. */
+  AttemptListener reported() {
+    if (events == null) {
+      return listener;
+    }
+    io.allot.store.events.JobEvents history = new io.allot.store.events.JobEvents(events);
+    AttemptListener user = listener;
+    return end -> {
+      if (end.outcome() == AttemptOutcome.IGNORED) {
+        history.exhausted(end.ranBy(), end.queue(), end.key(), end.attempt(), end.error().orElse(null));
+      }
+      user.ended(end);
+    };
   }
 
   /** Told of each attempt's end, once the store answered (or its answer did not come in time). */

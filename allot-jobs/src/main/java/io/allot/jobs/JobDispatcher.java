@@ -126,7 +126,7 @@ public final class JobDispatcher implements AutoCloseable {
     this.completions = Executors.newFixedThreadPool(b.completionThreads,
         Threads.named("allot-dispatch-" + q + "-complete-"));
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
-    this.reporter = new AttemptReporter(queue, locks, b.backoff, b.batchSize, b.listener,
+    this.reporter = new AttemptReporter(queue, locks, b.backoff, b.batchSize, b.reported(),
         AttemptReporter.counters(m, "allot.jobs.dispatch.attempts", q,
             "results from endpoints, by what the store did with them"), null);
     Counter released = Counter.builder("allot.jobs.dispatch.released").tag("queue", q)

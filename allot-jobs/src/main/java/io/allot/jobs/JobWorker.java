@@ -110,7 +110,7 @@ public final class JobWorker implements AutoCloseable {
     String q = queue.name();
     MeterRegistry m = b.meters;
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
-    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(this.batchSize, concurrency), b.listener,
+    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(this.batchSize, concurrency), b.reported(),
         AttemptReporter.counters(m, "allot.jobs.attempts", q, "attempts ended, by what the store did with them"),
         Timer.builder("allot.jobs.complete").tag("queue", q).description("one finish or fail call")
             .publishPercentiles(0.5, 0.99).register(m));

@@ -46,15 +46,16 @@ public final class AllotJobWorkers implements AutoCloseable {
       JobQueueName annotated = beans.findAnnotationOnBean(name, JobQueueName.class);
       String queue = job.queue() != null ? job.queue() : annotated != null ? annotated.value() : name;
       q.put(name, queue);
-      w.put(name, build(store.jobQueue(queue), beans.getBean(name, JobHandler.class), job, meters));
+      w.put(name, build(store, store.jobQueue(queue), beans.getBean(name, JobHandler.class), job, meters));
     }
     this.workers = Map.copyOf(w);
     this.queues = Map.copyOf(q);
   }
 
-  private static JobWorker build(io.allot.store.jobs.JobQueue queue, JobHandler handler, AllotProperties.JobSettings job,
-      MeterRegistry meters) {
-    JobWorker.Builder b = JobWorker.builder(queue, handler).drainTimeout(job.drainTimeout());
+  private static JobWorker build(io.allot.store.Store store, io.allot.store.jobs.JobQueue queue, JobHandler handler,
+      AllotProperties.JobSettings job, MeterRegistry meters) {
+    JobWorker.Builder b = JobWorker.builder(queue, handler).drainTimeout(job.drainTimeout())
+        .events(io.allot.store.events.EventWriter.of(store));
     Members.set(job.concurrency(), b::concurrency);
     Members.set(job.batchSize(), b::batchSize);
     Members.set(job.prefetch(), b::prefetch);

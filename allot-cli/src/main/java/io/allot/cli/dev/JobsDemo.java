@@ -46,7 +46,7 @@ final class JobsDemo implements AutoCloseable {
     this.run = Long.toString(System.currentTimeMillis(), 36);
     this.worker = JobWorker.builder(queue, this::send).workerId("dev-mailer").concurrency(4)
         .rateLimit(RATE_PER_SECOND).backoff(Backoff.fixed(Duration.ofSeconds(2))).lockTtl(Duration.ofSeconds(30))
-        .listener(this::ended).meterRegistry(registry).build();
+        .listener(this::ended).meterRegistry(registry).events(io.allot.store.events.EventWriter.of(store)).build();
   }
 
   /** Enqueues the bounce job, starts the worker and the feeder. */

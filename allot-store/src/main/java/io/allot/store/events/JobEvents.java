@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * What a retry or an ignore of jobs by hand tells the event history (the CLI's {@code job retry|ignore}, and the REST
- * routes that do the same): one {@code job-retried} or {@code job-ignored} event per job, subject
+ * routes that do the same), and a job the store ignored when its attempts were used up ({@link #exhausted}): one {@code job-retried} or {@code job-ignored} event per job, subject
  * {@code <queue>/<key>}, store-wide (no pool); beyond {@value #PER_JOB} jobs one event for the rest. Written
  * best-effort through an {@link EventWriter}. Thread-safe (no state).
  */
@@ -28,6 +28,18 @@ public final class JobEvents {
   /** {@code actor} ignored {@code keys} (those the store changed) of {@code queue}. */
   public void ignored(String actor, String queue, Collection<String> keys) {
     write(EventKind.JOB_IGNORED, "ignored by hand", actor, queue, keys);
+  }
+
+  /**
+   * The job {@code key} of {@code queue} was ignored by the store when its attempt {@code attempt} failed with its
+   * attempts used up ({@code actor}: where that attempt ran): one {@code job-ignored} event, written later on the
+   * writer's background thread ({@link EventWriter#writeLater}), so a completion never waits for the history.
+   */
+  public void exhausted(String actor, String queue, String key, int attempt, String error) {
+    String detail = "ignored after attempt " + attempt + " (attempts used up)"
+        + (error == null || error.isEmpty() ? "" : ": " + error);
+    writer.writeLater(new NewEvent(null, EventKind.JOB_IGNORED, actor, queue + "/" + key,
+        detail.length() > 500 ? detail.substring(0, 500) + "…" : detail));
   }
 
   private void write(EventKind kind, String what, String actor, String queue, Collection<String> keys) {
