@@ -3,6 +3,7 @@ package io.allot.server.distributor;
 import io.allot.core.assign.Table;
 import io.allot.store.events.EventKind;
 import io.allot.store.events.EventWriter;
+import io.allot.store.events.NewEvent;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -34,7 +35,7 @@ final class DistributorEvents {
   /** This process took the lead of the pool. */
   void leader(String holder, long token) {
     live = null;
-    writer.write(pool, EventKind.LEADER_CHANGED, ACTOR, holder, holder + " leads pool " + pool + " (token " + token
+    later(EventKind.LEADER_CHANGED, ACTOR, holder, holder + " leads pool " + pool + " (token " + token
         + ")");
   }
 
@@ -52,12 +53,12 @@ final class DistributorEvents {
     }
     for (String m : new TreeSet<>(now)) {
       if (!before.contains(m)) {
-        writer.write(pool, EventKind.MEMBER_UP, ACTOR, m, "live");
+        later(EventKind.MEMBER_UP, ACTOR, m, "live");
       }
     }
     for (String m : new TreeSet<>(before)) {
       if (!now.contains(m)) {
-        writer.write(pool, EventKind.MEMBER_DOWN, ACTOR, m, down.contains(m) ? "lease ended or pings failed"
+        later(EventKind.MEMBER_DOWN, ACTOR, m, down.contains(m) ? "lease ended or pings failed"
             : "left the pool");
       }
     }
@@ -65,7 +66,15 @@ final class DistributorEvents {
 
   /** A table was published at {@code epoch} replacing {@code previous}. */
   void published(long epoch, Table previous, Table table) {
-    writer.write(pool, EventKind.TABLE_PUBLISHED, ACTOR, "epoch " + epoch, describe(epoch, previous, table));
+    later(EventKind.TABLE_PUBLISHED, ACTOR, "epoch " + epoch, describe(epoch, previous, table));
+  }
+
+  /**
+   * Writes on the writer's background thread ({@link EventWriter#writeLater}): a round (whose table moves units, and
+   * whose timing bounds failover) never waits for the history; the events keep their order.
+   */
+  private void later(EventKind kind, String actor, String subject, String detail) {
+    writer.writeLater(new NewEvent(pool, kind, actor, subject, detail));
   }
 
   /** {@code epoch N: K of U units moved: u a -> b, ...}. */

@@ -1,6 +1,7 @@
 package io.allot.server.distributor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.allot.core.assign.Table;
 import io.allot.store.events.EventKind;
@@ -75,6 +76,7 @@ class DistributorEventsTest {
     register("b");
     PoolDistributor d = distributor();
     d.cycle();
+    await().atMost(Duration.ofSeconds(10)).until(() -> events().size() >= 2); // written on the background thread
     assertThat(events()).extracting(RecordedEvent::kind)
         .containsExactly(EventKind.LEADER_CHANGED, EventKind.TABLE_PUBLISHED);
     assertThat(events().get(0).subject()).isEqualTo("test");
@@ -85,6 +87,7 @@ class DistributorEventsTest {
     members().renew("a", a, MEMBER_TTL);
     advance(MEMBER_TTL.toMillis() / 2 + MARGIN + 1); // b's lease is over by the margin; a's is not
     d.cycle();
+    await().atMost(Duration.ofSeconds(10)).until(() -> events().size() >= 4);
     List<RecordedEvent> after = events().subList(2, events().size());
     assertThat(after).extracting(RecordedEvent::kind).containsExactly(EventKind.MEMBER_DOWN, EventKind.TABLE_PUBLISHED);
     assertThat(after.get(0).subject()).isEqualTo("b");
@@ -92,6 +95,7 @@ class DistributorEventsTest {
 
     register("c");
     d.cycle();
+    await().atMost(Duration.ofSeconds(10)).until(() -> events().stream().anyMatch(e -> e.kind() == EventKind.MEMBER_UP));
     assertThat(events()).extracting(RecordedEvent::kind).contains(EventKind.MEMBER_UP);
   }
 
