@@ -1,5 +1,8 @@
 package io.allot.store.redis;
 
+import io.allot.testkit.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.allot.store.Store;
@@ -17,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The events contract on the standalone Redis of {@link TestServers#redisUri()} (two stores as two processes would
+ * The events contract on a throwaway standalone Redis (two stores as two processes would
  * have), plus the layout: every key in one slot, and events that outlive the store that wrote them.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -26,9 +29,25 @@ class RedisEventsTest extends EventsContractTest {
   @AutoClose
   final RedisClients clients = connect();
 
+  /**
+   * A throwaway Redis of this class's own, or null (the cluster subclass): the retention contract ("older events are
+   * deleted on the next append", at most 1,000 per append) needs a history that other tests, on the shared Redis of
+   * {@link TestServers#redisUri()}, have not filled with thousands of older events (CI run 64).
+   */
+  private RedisServer own;
+
   /** The clients of the server (or cluster) under test; called once, as the instance is made. */
   RedisClients connect() {
-    return RedisClients.connect(TestServers.redisUri());
+    own = RedisServer.start();
+    return RedisClients.connect(own.uri());
+  }
+
+  @AfterAll
+  void stopOwnServer() {
+    if (own != null) {
+      clients.close(); // before its server goes; closing again (@AutoClose) is harmless
+      own.close();
+    }
   }
 
   @Override
