@@ -101,6 +101,8 @@ class SoakTest {
       boolean[] recovering = new boolean[WORKERS];
       long[] fencesBefore = new long[WORKERS];
       long[] resumedAt = new long[WORKERS];
+      // per worker incarnation (label): its pauses as {paused at, resumed at (MAX_VALUE: not yet)}
+      Map<String, List<long[]>> pauses = new java.util.HashMap<>();
       long end = System.currentTimeMillis() + SECONDS * 1000L;
       long nextAction = System.currentTimeMillis() + 1000;
       while (System.currentTimeMillis() < end) {
@@ -117,6 +119,8 @@ class SoakTest {
             recovering[i] = true;
             resumedAt[i] = now;
             w[i].resume();
+            List<long[]> ps = pauses.get(w[i].label());
+            ps.get(ps.size() - 1)[1] = now;
           }
           // a resumed worker fences itself at once (its lease ran out while it was stopped); until its lease-lost
           // line is written, the log cannot tell when its ownership ended, so it is neither killed nor paused again
@@ -144,6 +148,7 @@ class SoakTest {
             case PAUSE -> {
               if (allHealthy) {
                 w[i].pause();
+                pauses.computeIfAbsent(w[i].label(), k -> new ArrayList<>()).add(new long[] {System.currentTimeMillis(), Long.MAX_VALUE});
                 resumeAt[i] = System.currentTimeMillis() + 1800 + rnd.nextInt(2500); // longer than the 1.5 s lease
                 count(done, a);
               }
@@ -206,6 +211,9 @@ class SoakTest {
       List<Long> gaps = gaps(r, new HashSet<>(stable));
       System.out.printf("soak on %s: chaos %s; %d ownership intervals, %d incarnations; overlaps: %d; problems: %d%n",
           storeKind, done, r.intervals(), fleet.eventFiles().size(), r.overlaps().size(), r.problems().size());
+      int[] fences = selfFences(fleet, pauses);
+      System.out.printf("soak on %s: self-fences %d, of which %d after a pause (expected) and %d false (no pause of"
+          + " that worker around it)%n", storeKind, fences[0] + fences[1], fences[0], fences[1]);
       System.out.printf("soak on %s: gaps between owners of a unit (stop or kill or fence -> next start), n=%d:"
           + " p50 %d ms, p99 %d ms, max %d ms%n", storeKind, gaps.size(), pct(gaps, 50), pct(gaps, 99), pct(gaps, 100));
       if (!r.clean()) {
@@ -216,6 +224,26 @@ class SoakTest {
       assertThat(done.getOrDefault(Action.KILL, 0) + done.getOrDefault(Action.PAUSE, 0)).as("chaos happened").isPositive();
       assertThat(pct(gaps, 100)).as("a unit stayed unowned longer than the failover bound").isLessThanOrEqualTo(MAX_GAP_MILLIS);
     }
+  }
+
+  /**
+   * The workers' self-fences ({@code lease-lost} lines): {after a pause, false}. A fence is expected when its worker
+   * incarnation was paused from 2 s before to 3 s after it (the line's time may be the lease deadline, during the
+   * pause); any other fence is a false one: a worker that ran all along lost its lease.
+   */
+  static int[] selfFences(Fleet fleet, Map<String, List<long[]>> pauses) {
+    int[] out = new int[2];
+    for (String label : fleet.eventFiles().keySet()) {
+      List<long[]> ps = pauses.getOrDefault(label, List.of());
+      for (long t : fleet.leaseLostTimes(label)) {
+        boolean paused = ps.stream().anyMatch(p -> t >= p[0] - 2000 && (p[1] == Long.MAX_VALUE || t <= p[1] + 3000));
+        out[paused ? 0 : 1]++;
+        if (!paused) {
+          System.out.printf("false self-fence: %s at %d%n", label, t);
+        }
+      }
+    }
+    return out;
   }
 
   private static void count(Map<Action, Integer> done, Action a) {
