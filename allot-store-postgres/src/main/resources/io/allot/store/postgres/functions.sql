@@ -506,15 +506,11 @@ $$;
 --    (id and session, which a renewal does not change: a WHERE on the lease would skip the row without waiting) and
 --    the leases are read after it, on the rows as locked. A renewal that comes later waits until the claim commits,
 --    then finds the lease over (renew_member). The claimer's own row is not locked.
--- 4. Set-based, no per-unit loop (the loop with its per-unit clock reads was a third of a failover batch's time):
---    a unit the same session already owns gets its token again (even while the guard lasts; the counter is raised
---    to it if it is above, which happens only after a partial loss of the pools row); while the guard lasts nothing
---    else is granted; a unit another current session owns is refused if its lease has not been over for
---    p_margin_ms at v_now (one clock read taken after the locks, so no later than the per-unit reads it replaced: it
---    can only refuse more; a forward step of the server's clock smaller than the margin takes nothing early);
---    every other unit gets a new token base + k, base = greatest(counter, store µs), k = 1, 2, ... in unit order:
---    above the counter and above the store's µs, as next_counter's would be, the counter advanced over the last
---    (written back once). All grants are written by one statement.
+-- 4. Per unit, in unit order: the same session already owning it gets its token again (even while the guard lasts);
+--    refused while the guard lasts; refused if another current session owns it and its lease has not been over for
+--    p_margin_ms (a forward step of the server's clock smaller than the margin takes nothing early); otherwise a new
+--    token greatest(counter + 1, store µs + 1), the pool's counter advanced over it (next_counter's values, written
+--    back once). All grants are written by one statement.
 CREATE OR REPLACE FUNCTION ${schema}.claim_all(p_pool text, p_units text[], p_member text, p_session bigint,
     p_guard_ms bigint DEFAULT 3000, p_margin_ms bigint DEFAULT 200)
 RETURNS bigint[] LANGUAGE plpgsql AS $$
@@ -523,9 +519,11 @@ DECLARE
   v_ask        text[];
   v_not_before timestamptz;
   v_counter    bigint;
-  v_now        timestamptz;
-  v_base       bigint;
-  v_granted    bigint;
+  v_units      text[] := '{}';
+  v_tokens     bigint[] := '{}';
+  v_new_units  text[] := '{}';
+  v_new_tokens bigint[] := '{}';
+  r            record;
 BEGIN
   SELECT coalesce(array_agg(a.u ORDER BY a.u COLLATE "C"), '{}') INTO v_ask
     FROM (SELECT DISTINCT x.u FROM unnest(p_units) AS x (u)) a
@@ -550,33 +548,36 @@ BEGIN
       SELECT o.member, o.session FROM ${schema}.ownership o
         WHERE o.pool = p_pool AND o.unit = ANY (v_ask) AND NOT (o.member = p_member AND o.session = p_session))
     ORDER BY m.id COLLATE "C" FOR SHARE;
-  v_now := clock_timestamp();
-  v_counter := greatest(v_counter, (SELECT max(o.token) FROM ${schema}.ownership o
-      WHERE o.pool = p_pool AND o.unit = ANY (v_ask) AND o.member = p_member AND o.session = p_session));
-  IF v_now >= v_not_before THEN
-    v_base := greatest(v_counter, ${schema}.clock_micros());
-    WITH grant_to AS (
-      SELECT a.u, row_number() OVER (ORDER BY a.u COLLATE "C") AS k
-        FROM unnest(v_ask) AS a (u)
-        LEFT JOIN ${schema}.ownership o ON o.pool = p_pool AND o.unit = a.u
-        LEFT JOIN ${schema}.members m ON m.pool = p_pool AND m.id = o.member AND m.session = o.session
-        WHERE o.unit IS NULL
-           OR (NOT (o.member = p_member AND o.session = p_session)
-               AND (m.lease_until IS NULL OR m.lease_until + v_margin <= v_now))),
-    written AS (
-      INSERT INTO ${schema}.ownership AS o (pool, unit, member, session, token)
-        SELECT p_pool, g.u, p_member, p_session, v_base + g.k FROM grant_to g
-        ON CONFLICT (pool, unit) DO UPDATE
-          SET member = excluded.member, session = excluded.session, token = excluded.token
-        RETURNING o.token)
-    SELECT max(w.token) INTO v_granted FROM written w;
-    v_counter := greatest(v_counter, v_granted);
-  END IF;
+  FOR r IN
+    SELECT a.u AS unit, o.member, o.session, o.token, m.lease_until
+      FROM unnest(v_ask) AS a (u)
+      LEFT JOIN ${schema}.ownership o ON o.pool = p_pool AND o.unit = a.u
+      LEFT JOIN ${schema}.members m ON m.pool = p_pool AND m.id = o.member AND m.session = o.session
+      ORDER BY a.u COLLATE "C" LOOP
+    IF r.member = p_member AND r.session = p_session THEN
+      v_units := v_units || r.unit;
+      v_tokens := v_tokens || r.token;
+      v_counter := greatest(v_counter, r.token); -- above the counter only after a partial loss of the pools row
+    ELSIF clock_timestamp() < v_not_before THEN
+      NULL; -- waiting out the lost-state guard
+    ELSIF r.lease_until IS NOT NULL AND r.lease_until + v_margin > clock_timestamp() THEN
+      NULL; -- owned by a live session, or one whose lease ended less than the margin ago
+    ELSE
+      v_counter := greatest(v_counter + 1, ${schema}.clock_micros() + 1);
+      v_units := v_units || r.unit;
+      v_tokens := v_tokens || v_counter;
+      v_new_units := v_new_units || r.unit;
+      v_new_tokens := v_new_tokens || v_counter;
+    END IF;
+  END LOOP;
+  INSERT INTO ${schema}.ownership AS o (pool, unit, member, session, token)
+    SELECT p_pool, g.u, p_member, p_session, g.t FROM unnest(v_new_units, v_new_tokens) AS g (u, t)
+    ON CONFLICT (pool, unit) DO UPDATE
+      SET member = excluded.member, session = excluded.session, token = excluded.token;
   PERFORM ${schema}.advance_counter(p_pool, v_counter);
-  RETURN (SELECT coalesce(array_agg(o.token ORDER BY x.n), '{}')
+  RETURN (SELECT coalesce(array_agg(g.t ORDER BY x.n), '{}')
             FROM unnest(p_units) WITH ORDINALITY AS x (u, n)
-            LEFT JOIN ${schema}.ownership o
-              ON o.pool = p_pool AND o.unit = x.u AND o.member = p_member AND o.session = p_session);
+            LEFT JOIN unnest(v_units, v_tokens) AS g (u, t) ON g.u = x.u);
 END
 $$;
 
