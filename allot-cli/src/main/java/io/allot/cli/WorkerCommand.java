@@ -106,15 +106,15 @@ final class WorkerCommand implements Callable<Integer> {
       description = "An attribute published with the member; repeatable. Names: A-Z a-z 0-9 . _ - (at most 64).")
   Map<String, String> labels = new LinkedHashMap<>();
 
-  @Option(names = {"-lease-ttl", "--lease-ttl"}, paramLabel = "DURATION", defaultValue = "1500ms",
+  @Option(names = {"-lease-ttl", "--lease-ttl"}, paramLabel = "DURATION", defaultValue = "1000ms",
       description = "Member lease. Default ${DEFAULT-VALUE}.")
   String leaseTtl;
 
-  @Option(names = {"-renew-every", "--renew-every"}, paramLabel = "DURATION", defaultValue = "300ms",
+  @Option(names = {"-renew-every", "--renew-every"}, paramLabel = "DURATION", defaultValue = "100ms",
       description = "Lease renewal period. Default ${DEFAULT-VALUE}.")
   String renewEvery;
 
-  @Option(names = {"-fence-margin", "--fence-margin"}, paramLabel = "DURATION", defaultValue = "500ms",
+  @Option(names = {"-fence-margin", "--fence-margin"}, paramLabel = "DURATION", defaultValue = "200ms",
       description = "Self-fence this long before the lease could expire. Default ${DEFAULT-VALUE}.")
   String fenceMargin;
 

@@ -49,9 +49,9 @@ public record AllotProperties(
    * @param version the software version published with the member (routing reads it)
    * @param zone the zone published with the member
    * @param labels attributes published with the member
-   * @param leaseTtl the member lease; default 1500ms
-   * @param renewEvery the lease renewal period; default 300ms
-   * @param fenceMargin self-fence this long before the lease could expire; default 500ms
+   * @param leaseTtl the member lease; default 1000ms
+   * @param renewEvery the lease renewal period; default 100ms
+   * @param fenceMargin self-fence this long before the lease could expire; default 200ms
    * @param syncInterval the full reconciliation period; default 500ms
    * @param maxConcurrentMoves the cap on units stopping (being handed over) at once; default 16
    * @param claimBatch units claimed per round, in one store round trip; default 64

@@ -12,7 +12,7 @@ import java.util.Objects;
  * @param lostStateGuard how long claims in a pool wait after any sign that the store lost state (restart without
  *                       persistence, rollback, failover to a replica, counter re-seeded): every lease granted
  *                       before must have run out, so this must be at least the longest member lease TTL (default
- *                       3 s = 2 &times; the SDK's default 1.5 s)
+ *                       3 s = 3 &times; the SDK's default 1 s)
  * @param clockMargin    how long past its expiry (store time) an owner's lease must be before a claim may take its
  *                       unit: a forward step of the store's clock smaller than this is harmless (default 200 ms)
  * @param lossPossible   true if the store's settings allow it to lose acknowledged writes (e.g. Redis without

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * With the default timings, a member that stops dead (its store calls never return, as for kill -9 or a frozen VM)
- * loses its units to another member after the lease TTL (1.5 s) from its last renewal, plus the store's clock margin
- * (200 ms), plus a claim: about 1.7 s, printed; `allot bench failover` measures it with real processes.
+ * loses its units to another member after the lease TTL (1 s) from its last renewal, plus the store's clock margin
+ * (200 ms), plus a claim: about 1.2-1.4 s, printed; `allot bench failover` measures it with real processes.
  */
 class FailoverTest extends WorkerTestBase {
 

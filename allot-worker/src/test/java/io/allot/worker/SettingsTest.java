@@ -70,8 +70,9 @@ class SettingsTest {
     rejected(b -> b.fenceMargin(Duration.ZERO), "fenceMargin");
     rejected(b -> b.syncInterval(Duration.ZERO), "syncInterval");
     rejected(b -> b.fenceMargin(Duration.ofMillis(1500)), "fenceMargin", "leaseTtl");
-    rejected(b -> b.renewEvery(Duration.ofMillis(1000)), "renewEvery", "leaseTtl - fenceMargin (1000 ms)");
-    rejected(b -> b.leaseTtl(Duration.ofMillis(700)), "renewEvery", "leaseTtl - fenceMargin (200 ms)");
+    // with the defaults (lease 1 s, fence margin 200 ms, renewals every 100 ms)
+    rejected(b -> b.renewEvery(Duration.ofMillis(800)), "renewEvery", "leaseTtl - fenceMargin (800 ms)");
+    rejected(b -> b.leaseTtl(Duration.ofMillis(250)), "renewEvery", "leaseTtl - fenceMargin (50 ms)");
     rejected(b -> b.maxConcurrentMoves(0), "maxConcurrentMoves");
     rejected(b -> b.releaseHold(Duration.ofSeconds(-1)), "releaseHold");
     rejected(b -> b.shutdownGrace(Duration.ofSeconds(-1)), "shutdownGrace");
@@ -99,6 +100,31 @@ class SettingsTest {
   @Test
   void poolNamesMayContainColons() {
     assertThat(valid().pool("app:robots:list").build()).isNotNull(); // as the original distributor's keys do
+  }
+
+  /**
+   * The lease defaults (issue 22): a kill's units may be claimed {@code leaseTtl} + the store's clock margin after
+   * the last renewal, which must leave room for the table and the claims within the 1.5 s failover goal; yet the
+   * renewals may stall as long as with the earlier defaults (1500 - 500 - 300 ms) before the member fences itself,
+   * the application keeps at least 400 ms between {@code LEASE_LOST} and the earliest claim, and the store's default
+   * lost-state guard covers the lease.
+   */
+  @Test
+  void theLeaseDefaultsLeaveRoomForTheFailoverGoalWithoutLessStallTolerance() {
+    io.allot.store.Safety safety = io.allot.store.Safety.defaults(false);
+    Duration ttl = Divider.DEFAULT_LEASE_TTL;
+    Duration renew = Divider.DEFAULT_RENEW_EVERY;
+    Duration margin = Divider.DEFAULT_FENCE_MARGIN;
+    assertThat(ttl.plus(safety.clockMargin())).as("lease + clock margin: the least failover time")
+        .isLessThanOrEqualTo(Duration.ofMillis(1200));
+    assertThat(ttl.minus(margin).minus(renew)).as("a renewal stall tolerated before the fence")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(1500 - 500 - 300));
+    assertThat(margin.plus(safety.clockMargin())).as("LEASE_LOST -> the earliest claim by another member")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(400));
+    assertThat(valid().build()).isNotNull();
+    Settings s = new Settings("p", "h", "127.0.0.1", null, 0, false, 1, Integer.MAX_VALUE, java.util.Map.of(), ttl,
+        renew, margin, Divider.DEFAULT_SYNC_INTERVAL, 16, 64, Duration.ofSeconds(30), Duration.ofSeconds(5));
+    assertThat(s.guardWarning(safety)).as("the default guard covers the default lease").isEmpty();
   }
 
   @Test

@@ -117,7 +117,7 @@ class DeployRecipesTest {
       assertThat(map(map(c.get(probe)).get("grpc")).get("port")).as(probe).isEqualTo(port);
     }
     // SIGTERM: flushAndCancel(drain) in WorkerCommand, then stops confirmed within the shutdown grace (5 s) and the
-    // lease (1.5 s) plus the clock margin
+    // lease (1 s) plus the clock margin
     Matcher drain = Pattern.compile("flushAndCancel\\(Duration\\.ofSeconds\\((\\d+)\\)\\)")
         .matcher(Files.readString(ROOT.resolve("allot-cli/src/main/java/io/allot/cli/WorkerCommand.java")));
     assertThat(drain.find()).isTrue();

@@ -181,7 +181,7 @@ class TaskChaosTest {
             case PAUSE_WORKER -> {
               if (workersHealthy) {
                 w[i].pause();
-                resumeAt[i] = now + 1800 + rnd.nextInt(2500); // longer than the 1.5 s lease
+                resumeAt[i] = now + 1800 + rnd.nextInt(2500); // longer than the lease (1 s; 1.5 s before issue 22)
                 count(done, a);
               }
             }
