@@ -490,6 +490,9 @@ final class ReconcileLoop {
       }
       return;
     }
+    if (!message.contains("|" + memberId + "|")) {
+      return; // a grant to another member: not worth the state lock (every member hears every grant)
+    }
     UnitOwner grant = lock.get(() -> {
       if (!lease.held()) {
         return null;
