@@ -76,4 +76,18 @@ class PushHandoffTest extends WorkerTestBase {
     assertThat(b.d().assigned().get("u1")).as("started by the new grant, not the stale one").isGreaterThan(t2);
     assertThat(intervals.check().violations()).isEmpty();
   }
+
+  @Test
+  void aRunTheSessionOwnsWithoutKnowingIsReleasedByThePeriodicCheck() {
+    M b = member("B");
+    table.publish(b.id(), "u1");
+    await().until(() -> b.d().assigned().containsKey("u1"));
+    // a grant of u2 to B's session whose announcement was lost (u2 is not in B's target)
+    long token = mem.ownership(P).claim("u2", b.id(), b.d().session().orElseThrow()).orElseThrow();
+    assertThat(mem.ownership(P).owners().get("u2").token()).isEqualTo(token);
+
+    await().until(() -> !mem.ownership(P).owners().containsKey("u2"));
+    assertThat(b.d().assigned()).containsOnlyKeys("u1");
+    assertThat(mem.ownership(P).owners()).containsOnlyKeys("u1");
+  }
 }
