@@ -186,6 +186,8 @@ final class HandoffBench implements Callable<Integer> {
       out.printf(Locale.ROOT, "  split at the release announcement: stop -> released p50 %.1f ms, p99 %.1f ms;"
           + " released -> started p50 %.1f ms, p99 %.1f ms%n", pctMs(o, 50), pctMs(o, 99), pctMs(c, 50), pctMs(c, 99));
       out.printf(Locale.ROOT, "join of a fifth member: full share after %d ms%n", fullShare / 1_000_000L);
+      out.printf(Locale.ROOT, "release announcements: %d grants (push handoffs), %d plain releases%n", rec.grants.get(),
+          rec.plainReleases.get());
       out.printf(Locale.ROOT, "distributor over the run: %s; %s; %s%n", timer(meters, "allot.distributor.rounds", "rounds"),
           timer(meters, "allot.distributor.compute", "computations"), timer(meters, "allot.distributor.publish", "table writes"));
       for (Member m : live) {
@@ -436,6 +438,9 @@ final class HandoffBench implements Callable<Integer> {
     final OwnershipLog log = new OwnershipLog();
     /** Starts minus stops: the settle poll's cheap first test. */
     final java.util.concurrent.atomic.AtomicInteger runningCount = new java.util.concurrent.atomic.AtomicInteger();
+    /** Release announcements that granted the unit (push handoffs), and plain ones. */
+    final java.util.concurrent.atomic.AtomicLong grants = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong plainReleases = new java.util.concurrent.atomic.AtomicLong();
     /** Unit -> its last stop: when, and in which phase. */
     private final Map<String, Stop> stoppedAt = new ConcurrentHashMap<>();
     /** Unit -> when its release was announced after that stop. */
@@ -481,7 +486,9 @@ final class HandoffBench implements Callable<Integer> {
 
     void released(String message) {
       // a push handoff's grant ends with "|unit" (the bench's unit names hold no '|')
-      String unit = io.allot.store.Handoff.isGrant(message) ? message.substring(message.lastIndexOf('|') + 1) : message;
+      boolean grant = io.allot.store.Handoff.isGrant(message);
+      (grant ? grants : plainReleases).incrementAndGet();
+      String unit = grant ? message.substring(message.lastIndexOf('|') + 1) : message;
       if (stoppedAt.containsKey(unit)) {
         releasedAt.putIfAbsent(unit, System.nanoTime());
       }
