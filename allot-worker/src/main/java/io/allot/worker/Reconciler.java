@@ -150,13 +150,20 @@ final class Reconciler {
   /** True from {@code flush} until the affinity goes above 0 again: nothing is claimed. */
   private boolean draining;
   /**
-   * Unit -> the highest token of it this session started, released or gave back (forgotten at a fence, after
-   * which the next session ignores every grant of this one). A push handoff's grant announcement with a token at or
+   * Unit -> the highest token of it this member started, released or gave back (kept across fences; grants to an
+   * earlier session are ignored by their session anyway). A push handoff's grant announcement with a token at or
    * below it is stale or reordered (that run is over here, or never ran) and is ignored; a claim answered with such
-   * a token is given back (a give-back of that very token is under way). At most one entry per unit this session
-   * owned or was granted.
+   * a token that was not started here is given back (a give-back of that very token is under way). At most one
+   * entry per unit this member owned or was granted.
    */
   private final Map<String, Long> seen = new HashMap<>();
+  /**
+   * Unit -> the highest token this member started (kept across fences). A run started here is never given back on
+   * a claim's answer or by the check of what the session owns: after a fence it is forgotten here while the
+   * application may still be stopping it, and only its lease may free it (found by allot-sim, seed 2701 of the
+   * main configuration: a claim sent before a grant and answered after the fence released the granted run).
+   */
+  private final Map<String, Long> started = new HashMap<>();
 
   /**
    * @param capacity          the most units owned at once
@@ -336,6 +343,9 @@ final class Reconciler {
     if (had != null && had.token == token.getAsLong()) {
       return Claimed.KEPT; // started by its grant meanwhile
     }
+    if (started.getOrDefault(unit, Long.MIN_VALUE) == token.getAsLong()) {
+      return Claimed.KEPT; // a run started here and forgotten since (fenced): it ends with the lease, never released
+    }
     if (token.getAsLong() <= seen.getOrDefault(unit, Long.MIN_VALUE)) {
       return Claimed.GIVE_BACK; // that run was given back or released here already
     }
@@ -370,7 +380,8 @@ final class Reconciler {
    */
   boolean giveBackUntracked(String unit, long token) {
     Owned o = owned.get(unit);
-    if ((o != null && o.token == token) || token <= seen.getOrDefault(unit, Long.MIN_VALUE)) {
+    if ((o != null && o.token == token) || token <= seen.getOrDefault(unit, Long.MIN_VALUE)
+        || started.getOrDefault(unit, Long.MIN_VALUE) == token) {
       return false;
     }
     seen.put(unit, token);
@@ -386,6 +397,7 @@ final class Reconciler {
       o.cost = c;
       owned.put(unit, o);
       ownedCost += c;
+      started.merge(unit, token, Math::max);
       wanted.remove(unit);
       announced.remove(unit);
       if (!lastTargetSet.contains(unit)) {
@@ -477,7 +489,6 @@ final class Reconciler {
     }
     owned.clear();
     ownedCost = 0;
-    seen.clear(); // the next session ignores this one's grants by their session
     leaving.clear();
     wantStale = true;
     refusedAt.clear();

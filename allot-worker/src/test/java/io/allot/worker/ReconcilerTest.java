@@ -383,4 +383,17 @@ class ReconcilerTest {
     assertThat(r.giveBackUntracked("b", 14)).as("owned by this session, not tracked").isTrue();
     assertThat(r.granted("b", 14, true)).as("its announcement after the give-back").isEqualTo(Claimed.KEPT);
   }
+
+  @Test
+  void aRunStartedHereIsNeverGivenBackAfterAFence() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 4);
+    r.plan(List.of("a"), true, 0);
+    assertThat(r.granted("a", 10, true)).isEqualTo(Claimed.STARTED);
+    r.forgetAll(); // fenced: the application may still be stopping a's run, which only its lease may free
+    r.plan(List.of("a"), false, 0);
+    // a claim sent before the grant, answered after the fence, with the granted run's token
+    assertThat(r.claimed("a", OptionalLong.of(10), false, 0)).isEqualTo(Claimed.KEPT);
+    assertThat(r.giveBackUntracked("a", 10)).isFalse();
+    assertThat(r.granted("a", 10, true)).as("and its grant again is stale").isEqualTo(Claimed.KEPT);
+  }
 }
