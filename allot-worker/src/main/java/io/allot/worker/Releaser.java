@@ -19,6 +19,11 @@ import org.slf4j.LoggerFactory;
  * call {@link #releaseConfirmedUnlessBusy()} (after a failed release) and the shutdown {@link #releaseConfirmed()} (to
  * finish at cancel).
  *
+ * <p>A confirmed {@code REASSIGNED} run is handed to the member the table now gives its unit to ({@link
+ * Ownership#handOffAll}): the store grants it to that member's live session in the release's own step, and the new
+ * owner starts it on the announcement, without a claim (the push handoff); the table's owners come from the loop,
+ * read once per target read. Other stops, and units the table gives to nobody else, are plain releases.
+ *
  * <p>Safety is the {@link Reconciler}'s: only CONFIRMED runs are released, each by its own token
  * (compare-and-delete in the store), with the release hold when the application released the unit. The units
  * confirmed meanwhile are released together, {@link Ownership#releaseAll} (at most {@value #BATCH} a call; each
