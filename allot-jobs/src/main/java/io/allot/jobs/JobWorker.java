@@ -3,6 +3,7 @@ package io.allot.jobs;
 import io.allot.store.Durations;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobQueue;
 import io.micrometer.core.instrument.Counter;
@@ -91,6 +92,7 @@ public final class JobWorker implements AutoCloseable {
 
   private final Counter claimFailures;
   private final Counter shortClaims;
+  private final Counter rateLimitedClaims;
   private final Timer claimTimer;
   private final Timer handleTimer;
   private final Timer waitTimer;
@@ -123,7 +125,11 @@ public final class JobWorker implements AutoCloseable {
         .description("claims that could not reach the store").register(m);
     this.shortClaims = Counter.builder("allot.jobs.claim.short").tag("queue", q)
         .description("claims that got fewer jobs than asked: nothing more runnable, or the rate limit's permits ran "
-            + "out; the worker then waits a poll interval").register(m);
+            + "out (those are also counted in allot.jobs.rate.limited); the worker then waits a poll interval")
+        .register(m);
+    this.rateLimitedClaims = Counter.builder("allot.jobs.rate.limited").tag("queue", q)
+        .description("claims the queue's rate limit cut short (a runnable job left for want of a permit): "
+            + "rate-limit waits; the worker then waits a poll interval").register(m);
     this.claimTimer = Timer.builder("allot.jobs.claim").tag("queue", q).description("one claim call")
         .publishPercentiles(0.5, 0.99).register(m);
     this.handleTimer = Timer.builder("allot.jobs.run").tag("queue", q).description("one attempt from its start to its end (the handler)")
@@ -205,10 +211,10 @@ public final class JobWorker implements AutoCloseable {
         extra = 0; // cannot happen: only this thread takes slots
       }
       int want = threshold + extra;
-      List<ClaimedJob> got;
+      ClaimedJobs got;
       long t0 = System.nanoTime();
       try {
-        got = stopping ? List.of() : queue.claim(workerId, want, lockTtl);
+        got = stopping ? ClaimedJobs.none() : queue.claim(workerId, want, lockTtl);
       } catch (RuntimeException e) {
         claimFailures.increment();
         slots.release(want);
@@ -222,6 +228,9 @@ public final class JobWorker implements AutoCloseable {
       }
       claimTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
       handOver(got, t0);
+      if (got.rateLimited()) {
+        rateLimitedClaims.increment();
+      }
       if (got.size() < want) {
         slots.release(want - got.size());
         shortClaims.increment();

@@ -1,6 +1,7 @@
 package io.allot.store.postgres;
 
 import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobOutcome;
@@ -142,15 +143,21 @@ final class PgJobQueue implements JobQueue {
   }
 
   @Override
-  public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
+  public ClaimedJobs claim(String worker, int max, Duration lockTtl) {
     long ttl = JobLimits.checkClaim(worker, max, lockTtl);
     return db.query("claim jobs in queue " + name, sql.claim, rs -> {
       List<ClaimedJob> out = new ArrayList<>();
+      boolean limited = false;
       while (rs.next()) {
-        out.add(new ClaimedJob(rs.getString(1), rs.getString(2), rs.getLong(3), rs.getInt(4), rs.getInt(5),
+        String key = rs.getString(1);
+        if (key == null) { // the last row: the rate limit cut the claim short (schema v14)
+          limited = rs.getBoolean(8);
+          continue;
+        }
+        out.add(new ClaimedJob(key, rs.getString(2), rs.getLong(3), rs.getInt(4), rs.getInt(5),
             rs.getLong(6), rs.getLong(7)));
       }
-      return out;
+      return ClaimedJobs.of(out, limited);
     }, name, worker, max, ttl, sql.marginMicros);
   }
 
