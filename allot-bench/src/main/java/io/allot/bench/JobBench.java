@@ -273,7 +273,7 @@ final class JobBench implements Callable<Integer> {
         out.printf(Locale.ROOT, "  worker settings: concurrency %d, %s, pollInterval %d ms, lockTtl 30 s, pool %d"
             + " connections per process; %d worker processes (JVMs of their own)%n", threads, batch > 0
             ? "batchSize " + batch + ", prefetch " + batch : "batchSize and prefetch: the worker's defaults (adaptive)",
-            pollMillis, threads + 4, processes);
+            pollMillis, threads + 2, processes);
         out.printf(Locale.ROOT, "  store calls: %,d claims (%,d empty) of %.2f jobs on average, %.3f ms mean; %,d"
                 + " finish/finishAll calls of %.2f jobs on average, %.3f ms mean; %,d extends; %.2f store calls per"
                 + " job%n", claimCalls, emptyClaims, claimed / (double) Math.max(1, claimCalls - emptyClaims),

@@ -47,9 +47,9 @@ final class JobWorkerProcess {
       String schema = args[2];
       int threads = Integer.parseInt(args[5]);
       int batch = Integer.parseInt(args[7]);
-      // pool: the claim loop, two finish calls, the lock extender and the reporter's retries may each hold one
+      // pool: as db-scheduler's (threads + 2); the claim loop, up to four finish calls and the lock extender share it
       Store store = uri.startsWith("postgres")
-          ? PostgresStore.connect(PostgresStoreConfig.builder(uri).schema(schema).maxPoolSize(threads + 4).build())
+          ? PostgresStore.connect(PostgresStoreConfig.builder(uri).schema(schema).maxPoolSize(threads + 2).build())
           : StoreOption.openUri(uri);
       counted = new CountingQueue(store.jobQueue(args[3]));
       JobWorker.Builder b = JobWorker.builder(counted, job -> { })

@@ -66,6 +66,8 @@ public final class JobWorker implements AutoCloseable {
   public static final int AUTO_MAX_BATCH = 256;
   /** The adaptive prefetch's cap unless {@link Builder#prefetch} sets a prefetch. */
   public static final int AUTO_MAX_PREFETCH = 512;
+  /** The most finishAll calls a worker has in flight at once. */
+  private static final int FINISH_CALLS = 4;
 
   private final JobQueue queue;
   private final JobHandler handler;
@@ -122,8 +124,10 @@ public final class JobWorker implements AutoCloseable {
     String q = queue.name();
     MeterRegistry m = b.meters;
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
-    // two finishAll calls in flight: one gathers while the other is answered (many short jobs)
-    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(maxBatch, concurrency), 2, b.reported(),
+    // up to FINISH_CALLS finishAll calls in flight (many short jobs): batches gather while others are answered, and
+    // PostgreSQL commits concurrent transactions with one WAL flush (a lone finish still goes out at once)
+    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(maxBatch, concurrency), FINISH_CALLS,
+        b.reported(),
         AttemptReporter.counters(m, "allot.jobs.attempts", q, "attempts ended, by what the store did with them"),
         Timer.builder("allot.jobs.complete").tag("queue", q).description("one finish or fail call")
             .publishPercentiles(0.5, 0.99).register(m));
