@@ -530,13 +530,25 @@ final class JobCommand extends ParentCommand {
 
     @Mixin DispatchTokenOptions tokens;
 
+    @Option(names = {"-prom-port", "--prom-port"}, paramLabel = "PORT",
+        description = "Serve /metrics (refused dispatch streams: allot_api_refused_total{channel=\"dispatch\"}), "
+            + "/healthz and /version on this HTTP port, over HTTPS with the -tls-cert/-tls-key; 0 picks a free one. "
+            + "Default: none.")
+    Integer promPort;
+
     @Override
     public Integer call() throws Exception {
       if (port < 1 || port > 65535) {
         throw new BadInputException("--port must be in [1, 65535] but was " + port);
       }
+      if (promPort != null && (promPort < 0 || promPort > 65535)) {
+        throw new BadInputException("-prom-port: " + promPort + " is not a port");
+      }
       work.check();
-      io.allot.server.auth.Authenticator auth = tokens.authenticator();
+      // an endpoint has no store: its refusals are counted here (and written to the history by the refused dispatcher)
+      io.micrometer.prometheusmetrics.PrometheusMeterRegistry registry = new io.micrometer.prometheusmetrics
+          .PrometheusMeterRegistry(io.micrometer.prometheusmetrics.PrometheusConfig.DEFAULT);
+      io.allot.server.auth.Authenticator auth = tokens.authenticator(registry, null);
       io.allot.jobs.JobEndpoint endpoint;
       try {
         endpoint = io.allot.jobs.JobEndpoint.builder(t -> work.run(t.data(), t.attempt())).capacity(capacity).endpointId("127.0.0.1:" + port).build();
@@ -551,10 +563,22 @@ final class JobCommand extends ParentCommand {
       } catch (IOException e) {
         throw new BadInputException("--port " + port + ": cannot listen: " + e.getMessage());
       }
+      io.allot.server.http.OpsHttpServer http = null;
+      if (promPort != null) {
+        try {
+          http = ServerCommand.bound("-prom-port " + promPort, () -> new io.allot.server.http.OpsHttpServer(promPort,
+              registry, Main.version(), () -> true, null, tls.server()));
+        } catch (RuntimeException e) {
+          server.shutdownNow();
+          throw e;
+        }
+      }
       spec.commandLine().getErr().println("allot: endpoint listening on port " + port + " (capacity " + capacity + "), "
-          + tls.describe() + "; " + DispatchTokenOptions.describe(auth));
+          + tls.describe() + "; " + DispatchTokenOptions.describe(auth)
+          + (http == null ? "" : "; metrics on port " + http.port()));
       spec.commandLine().getErr().flush();
-      closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint).await();
+      closeOnShutdown("allot-jobs-endpoint-shutdown", server::shutdown, endpoint,
+          http == null ? () -> { } : http).await();
       return 0;
     }
   }

@@ -65,4 +65,43 @@ class JobDispatchProcessTest {
       schema.close();
     }
   }
+
+  /**
+   * An endpoint process that requires a token counts the refused stream of a dispatcher process without it on its
+   * {@code /metrics}, and the refused dispatcher writes it to the event history (the endpoint has no store).
+   */
+  @Test
+  void aRefusedDispatcherIsCountedOnTheEndpointsMetricsAndIsAnEventOfTheHistory() throws Exception {
+    PostgresSchema schema = PostgresSchema.create("allot_qr");
+    String uri = schema.uri();
+    List<Process> all = new ArrayList<>();
+    try (PostgresStore store = PostgresStore.connect(uri)) {
+      JobQueue q = store.jobQueue("guarded");
+      q.enqueue(List.of(NewJob.of("j1", "ok")));
+      int port = Ports.free();
+      int prom = Ports.free();
+      start(all, "e", "job", "endpoint", "--port", Integer.toString(port), "-dispatcher-token", "s3cret",
+          "-prom-port", Integer.toString(prom));
+      start(all, "d", "job", "dispatcher", "-store", uri, "--queue", "guarded", "--endpoints", "127.0.0.1:" + port,
+          "--lock-ttl", "5s");
+      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+      java.net.URI metrics = java.net.URI.create("http://127.0.0.1:" + prom + "/metrics");
+      Awaitility.await("the refusal on the endpoint's /metrics").atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200)).ignoreExceptions().until(() -> http.send(
+              java.net.http.HttpRequest.newBuilder(metrics).build(),
+              java.net.http.HttpResponse.BodyHandlers.ofString()).body().lines()
+              .anyMatch(l -> l.startsWith("allot_api_refused_total{") && l.contains("channel=\"dispatch\"")
+                  && l.contains("reason=\"missing\"") && !l.endsWith(" 0.0")));
+      Awaitility.await("the refused dispatcher's api-refused event").atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200)).until(() -> store.events().query(io.allot.store.events.EventQuery
+              .all().ofKinds(java.util.Set.of(io.allot.store.events.EventKind.API_REFUSED))).events().stream()
+              .anyMatch(e -> e.subject().equals("endpoint 127.0.0.1:" + port)));
+      assertThat(q.get("j1").orElseThrow().status()).isEqualTo(JobStatus.TODO);
+    } finally {
+      for (Process p : all) {
+        p.destroyForcibly();
+      }
+      schema.close();
+    }
+  }
 }

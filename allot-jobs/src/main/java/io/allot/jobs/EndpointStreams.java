@@ -50,6 +50,7 @@ final class EndpointStreams {
   private final LockKeeper locks;
   private final Completer completer;
   private final Counter abandoned;
+  private final DispatchRefusals refusals;
 
   private final Object lock = new Object();
   /** Streams by endpoint address; guarded by {@code lock}. */
@@ -66,10 +67,11 @@ final class EndpointStreams {
    * @param reaction         the endpoint's reaction past its deadline ({@link EndpointStopTime})
    * @param credentials      sent on every stream (the endpoint's token), or null
    * @param dropped          where the jobs of dropped streams wait for their endpoint to have stopped them
+   * @param refusals         where streams the endpoints refuse are counted and told
    */
   EndpointStreams(String queue, String dispatcherId, Duration lockTtl, Duration heartbeat, Duration endpointDeadline,
       Duration reaction, Function<String, ManagedChannel> channelFactory, CallCredentials credentials,
-      LockKeeper locks, Completer completer, DroppedJobs dropped, Counter abandoned) {
+      LockKeeper locks, Completer completer, DroppedJobs dropped, Counter abandoned, DispatchRefusals refusals) {
     this.queue = queue;
     this.dispatcherId = dispatcherId;
     this.lockTtl = lockTtl;
@@ -82,6 +84,7 @@ final class EndpointStreams {
     this.locks = locks;
     this.completer = completer;
     this.abandoned = abandoned;
+    this.refusals = refusals;
   }
 
   // ------------------------------------------------------------------ credits
@@ -187,6 +190,7 @@ final class EndpointStreams {
   // ------------------------------------------------------------------ what the streams say
 
   void ready(EndpointStream s, int capacity) {
+    refusals.accepted(s.address);
     synchronized (lock) {
       if (!s.ready || s.capacity != capacity) {
         log.info("queue {}: endpoint {} ({}) ready, capacity {}", queue, s.address, s.endpointId(), capacity);
@@ -230,9 +234,8 @@ final class EndpointStreams {
         dropped.add(jobs, s.endpointId(), why, s.stopTime); // under the lock: no deadline is being sent on s
       }
     }
-    if (jobs.isEmpty() && (why.contains("UNAUTHENTICATED") || why.contains("PERMISSION_DENIED"))) {
-      log.warn("queue {}: endpoint {} refused this dispatcher ({}); give the dispatcher the endpoint's token", queue,
-          s.address, why);
+    if (jobs.isEmpty() && DispatchRefusals.isRefusal(why)) {
+      refusals.refused(s.address, why);
     } else if (jobs.isEmpty()) {
       log.debug("queue {}: stream to endpoint {} ended ({})", queue, s.address, why);
     }

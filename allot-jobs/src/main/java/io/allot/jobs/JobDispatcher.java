@@ -134,7 +134,10 @@ public final class JobDispatcher implements AutoCloseable {
         .register(m);
     this.dropped = new DroppedJobs(q, locks, reporter, completions, control, this::wakeClaims, released, abandoned);
     this.streams = new EndpointStreams(q, dispatcherId, lockTtl, b.heartbeat, b.endpointDeadline, b.endpointReaction,
-        b.channelFactory, b.credentials, locks, new Completer(reporter, completions), dropped, abandoned);
+        b.channelFactory, b.credentials, locks, new Completer(reporter, completions), dropped, abandoned,
+        new DispatchRefusals(q, dispatcherId, Counter.builder("allot.jobs.dispatch.refused").tag("queue", q)
+            .description("dispatch streams an endpoint refused (this dispatcher lacks its token)").register(m),
+            b.events));
     String leaseName = b.leaseName != null ? b.leaseName : "allot-jobs-dispatcher:" + q;
     this.lease = new LeaseKeeper(b.leadership, leaseName, dispatcherId, b.leaseTtl, () -> {
       streams.dropPending();

@@ -241,7 +241,7 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
       AttemptKey id = new AttemptKey(job.key(), job.token());
       jobs.put(id, r);
       try {
-        r.future = workers.submit(() -> run(r));
+        r.handle.attach(workers.submit(() -> run(r)));
       } catch (RejectedExecutionException e) {
         r.error = AttemptReporter.describe(new IllegalStateException("endpoint " + endpointId + " is closed"));
         send(Wire.result(job.key(), job.token(), r.error, null));
@@ -342,23 +342,17 @@ public final class JobEndpoint extends JobEndpointGrpc.JobEndpointImplBase imple
     /** One pushed attempt on this stream. */
     private final class Running {
       final JobContext ctx;
-      /** Set once by the stream thread right after submit; read by stop. */
-      volatile Future<?> future;
+      /** Stops the handler: the dispatcher cancelled it or the stream ended (then it no longer counts). */
+      final RunHandle handle = new RunHandle();
       /** The failure reported, written before the result is sent; read by the verdict. */
       volatile String error;
-      /** The dispatcher cancelled it or the stream ended: it no longer counts. Sticky. */
-      volatile boolean stopped;
 
       Running(ClaimedJob job) {
-        this.ctx = new JobContext(queue, job, () -> stopped);
+        this.ctx = new JobContext(queue, job, handle::stopped);
       }
 
       void stop() {
-        stopped = true;
-        Future<?> f = future;
-        if (f != null) {
-          f.cancel(true);
-        }
+        handle.stop();
       }
     }
   }
