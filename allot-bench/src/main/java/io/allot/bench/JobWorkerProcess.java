@@ -47,7 +47,7 @@ final class JobWorkerProcess {
       String schema = args[2];
       int threads = Integer.parseInt(args[5]);
       int batch = Integer.parseInt(args[7]);
-      // pool: as db-scheduler's (threads + 2); the claim loop, up to four finish calls and the lock extender share it
+      // pool: as db-scheduler's (threads + 2); the claim loop, two finish calls and the lock extender share it
       Store store = uri.startsWith("postgres")
           ? PostgresStore.connect(PostgresStoreConfig.builder(uri).schema(schema).maxPoolSize(threads + 2).build())
           : StoreOption.openUri(uri);

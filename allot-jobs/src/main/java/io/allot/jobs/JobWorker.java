@@ -67,7 +67,7 @@ public final class JobWorker implements AutoCloseable {
   /** The adaptive prefetch's cap unless {@link Builder#prefetch} sets a prefetch. */
   public static final int AUTO_MAX_PREFETCH = 512;
   /** The most finishAll calls a worker has in flight at once. */
-  private static final int FINISH_CALLS = 4;
+  private static final int FINISH_CALLS = 2;
 
   private final JobQueue queue;
   private final JobHandler handler;
@@ -124,8 +124,8 @@ public final class JobWorker implements AutoCloseable {
     String q = queue.name();
     MeterRegistry m = b.meters;
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
-    // up to FINISH_CALLS finishAll calls in flight (many short jobs): batches gather while others are answered, and
-    // PostgreSQL commits concurrent transactions with one WAL flush (a lone finish still goes out at once)
+    // FINISH_CALLS finishAll calls in flight (many short jobs): a batch gathers while the other is answered (a lone
+    // finish still goes out at once); with the claim and the lock extender, that fits the store's default pool (4)
     this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(maxBatch, concurrency), FINISH_CALLS,
         b.reported(),
         AttemptReporter.counters(m, "allot.jobs.attempts", q, "attempts ended, by what the store did with them"),
