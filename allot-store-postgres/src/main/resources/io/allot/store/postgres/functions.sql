@@ -698,12 +698,15 @@ $$;
 -- ignored instead. With a rate limit, at most the permits in the queue's bucket (its row locked only then, so
 -- unlimited queues never serialize their claimers; the bucket's time is read once its row is locked and never goes
 -- back: schema version 10). Tokens: greatest(previous + 1, store time in microseconds). Each job also comes with
--- its due time before the claim (schema version 13: the queue wait of ClaimedJob.dueAtMillis).
+-- its due time before the claim (schema version 13: the queue wait of ClaimedJob.dueAtMillis). When the bucket had
+-- fewer permits than p_max and a runnable job is left, one more row follows the jobs: t_key NULL, t_rate_limited
+-- true (schema version 14: ClaimedJobs.rateLimited, a rate-limit wait told apart from an empty queue; the check is
+-- one index probe, made only when the bucket cut the claim).
 -- Lock order: job_queues -> jobs.
 CREATE OR REPLACE FUNCTION ${schema}.claim_jobs(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
     p_margin_micros bigint)
 RETURNS TABLE (t_key text, t_data text, t_token bigint, t_attempt integer, t_max_attempts integer,
-    t_locked_until_ms bigint, t_was_due_ms bigint)
+    t_locked_until_ms bigint, t_was_due_ms bigint, t_rate_limited boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now     timestamptz := clock_timestamp();
@@ -755,7 +758,7 @@ BEGIN
                 floor(extract(epoch FROM t.due_at) * 1000)::bigint AS until_ms, p.priority, p.was_due
     )
     SELECT c.key, c.data, c.lock_token, c.attempts, c.max_attempts, c.until_ms,
-           floor(extract(epoch FROM c.was_due) * 1000)::bigint
+           floor(extract(epoch FROM c.was_due) * 1000)::bigint, false
       FROM claimed c ORDER BY c.priority DESC, c.was_due, c.key;
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
   ELSE
@@ -764,6 +767,14 @@ BEGIN
   IF v_rate > 0 THEN
     UPDATE ${schema}.job_queues q SET permits = v_permits - v_claimed, refilled_at = v_refilled
      WHERE q.queue = p_queue;
+    -- the jobs just claimed are locked until v_now + ttl, so a runnable one found now was left for want of a permit
+    IF v_allowed < p_max AND EXISTS (
+        SELECT 1 FROM ${schema}.jobs t
+         WHERE t.queue = p_queue AND t.status < 50 AND t.due_at <= v_now
+           AND (t.status <> 30 OR t.due_at <= v_now - p_margin_micros * interval '1 microsecond')) THEN
+      RETURN QUERY SELECT NULL::text, NULL::text, NULL::bigint, NULL::integer, NULL::integer, NULL::bigint,
+          NULL::bigint, true;
+    END IF;
   END IF;
 END
 $$;
