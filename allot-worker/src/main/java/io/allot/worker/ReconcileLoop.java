@@ -279,7 +279,7 @@ final class ReconcileLoop {
     }
     giveBackGrants();
     settleInDoubt(term.session(), term.generation());
-    if (now - lastOwnCheckNanos >= settings.syncNanos()) {
+    if (now - lastOwnCheckNanos >= settings.ownCheckNanos()) {
       lastOwnCheckNanos = now;
       checkWhatThisSessionOwns(term.session(), term.generation());
     }
@@ -305,7 +305,7 @@ final class ReconcileLoop {
   }
 
   /**
-   * The periodic check (every {@code syncInterval}) that heals a lost grant announcement of a unit this member does
+   * The periodic check (every {@link Settings#ownCheckNanos() 20 syncIntervals}) that heals a lost grant announcement of a unit this member does
    * not want: reads the pool's owners and releases each run this session owns without tracking it, once two checks
    * in a row saw it (a grant whose announcement is merely on its way is started meanwhile, not released). A run is
    * marked given back ({@link Reconciler#giveBackUntracked}) under the lock before its release, so its announcement,

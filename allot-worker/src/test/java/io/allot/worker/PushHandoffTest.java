@@ -79,7 +79,8 @@ class PushHandoffTest extends WorkerTestBase {
 
   @Test
   void aRunTheSessionOwnsWithoutKnowingIsReleasedByThePeriodicCheck() {
-    M b = member("B");
+    // the check runs every 20 sync intervals: 2 s here
+    M b = member("B", mem, x -> x.syncInterval(Duration.ofMillis(100)), true);
     table.publish(b.id(), "u1");
     await().until(() -> b.d().assigned().containsKey("u1"));
     // a grant of u2 to B's session whose announcement was lost (u2 is not in B's target)
