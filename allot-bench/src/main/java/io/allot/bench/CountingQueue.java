@@ -1,6 +1,6 @@
 package io.allot.bench;
 
-import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
@@ -69,9 +69,9 @@ final class CountingQueue implements JobQueue {
   }
 
   @Override
-  public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
+  public ClaimedJobs claim(String worker, int max, Duration lockTtl) {
     long t0 = System.nanoTime();
-    List<ClaimedJob> got = delegate.claim(worker, max, lockTtl);
+    ClaimedJobs got = delegate.claim(worker, max, lockTtl);
     claimNanos.add(System.nanoTime() - t0);
     claimCalls.increment();
     claimed.add(got.size());

@@ -2,9 +2,6 @@ package io.allot.bench;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.SchedulerClient;
-import com.github.kagkarlsson.scheduler.SchedulerName;
-import com.github.kagkarlsson.scheduler.event.AbstractSchedulerListener;
-import com.github.kagkarlsson.scheduler.task.ExecutionComplete;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
@@ -15,20 +12,20 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The db-scheduler side of {@code bench jobs}: the same no-op jobs, end to end, through db-scheduler 16.7.1 with its
  * README's high-throughput settings, on the bench's PostgreSQL.
  */
 final class DbSchedulerRun {
+  /** pollUsingLockAndFetch's bounds, its README's high-throughput setting: fetch when below 1 x threads, up to 4 x. */
+  static final double LOWER = 1.0;
+  static final double UPPER = 4.0;
+
   private final JobBench bench;
 
   /** The run of {@code bench}: its options and run id. */
@@ -38,7 +35,8 @@ final class DbSchedulerRun {
 
   /**
    * Runs every job of the bench through db-scheduler in schema {@code schema} (created here, dropped by the bench):
-   * P "processes" (each its own HikariCP pool and {@link Scheduler}) of T threads; prints the run's figures.
+   * P processes ({@link JobWorkerProcess}, each a JVM with its own HikariCP pool and {@link Scheduler}) of T threads;
+   * prints the run's figures.
    */
   JobBench.Run run(String schema, PrintWriter out) throws Exception {
     String table = schema + ".scheduled_tasks";
@@ -54,41 +52,15 @@ final class DbSchedulerRun {
       st.execute("CREATE INDEX last_heartbeat_idx ON " + table + " (last_heartbeat)");
       st.execute("CREATE INDEX priority_execution_time_idx ON " + table + " (priority DESC, execution_time ASC)");
     }
-    CountDownLatch done = new CountDownLatch(bench.jobs);
-    AtomicLong failures = new AtomicLong();
     OneTimeTask<Void> noop = Tasks.oneTime("noop").execute((instance, ctx) -> { });
-    List<HikariDataSource> pools = new ArrayList<>();
-    List<Scheduler> schedulers = new ArrayList<>();
-    double lower = 1.0;
-    double upper = 4.0;
-    try {
-      HikariDataSource producerPool = pool("qbench-dbs-producer");
-      pools.add(producerPool);
+    List<List<String>> args = new ArrayList<>();
+    for (int p = 0; p < bench.processes; p++) {
+      args.add(List.of("dbs", bench.postgres, table, "qbench-" + bench.runId + "-p" + p,
+          Integer.toString(bench.threads), Integer.toString(bench.pollMillis)));
+    }
+    try (HikariDataSource producerPool = pool("qbench-dbs-producer");
+        WorkerProcesses workers = new WorkerProcesses(args)) {
       SchedulerClient client = SchedulerClient.Builder.create(producerPool, noop).tableName(table).build();
-      for (int p = 0; p < bench.processes; p++) {
-        HikariDataSource ds = pool("qbench-dbs-p" + p);
-        pools.add(ds);
-        Scheduler s = Scheduler.create(ds, noop)
-            .tableName(table)
-            .schedulerName(new SchedulerName.Fixed("qbench-" + bench.runId + "-p" + p))
-            .threads(bench.threads)
-            .pollingInterval(Duration.ofMillis(bench.pollMillis))
-            .pollUsingLockAndFetch(lower, upper)
-            .shutdownMaxWait(Duration.ofSeconds(5))
-            .addSchedulerListener(new AbstractSchedulerListener() {
-              @Override
-              public void onExecutionComplete(ExecutionComplete complete) {
-                if (complete.getResult() == ExecutionComplete.Result.OK) {
-                  done.countDown();
-                } else {
-                  failures.incrementAndGet();
-                }
-              }
-            })
-            .build();
-        schedulers.add(s);
-        s.start();
-      }
       long t0 = System.nanoTime();
       Instant now = Instant.now();
       for (int from = 0; from < bench.jobs; from += bench.enqueueBatch) {
@@ -99,11 +71,15 @@ final class DbSchedulerRun {
         client.scheduleBatch(chunk, now);
       }
       long enqueued = System.nanoTime();
-      if (!done.await(bench.timeoutSeconds(), TimeUnit.SECONDS)) {
-        throw new IllegalStateException("db-scheduler: only " + (bench.jobs - done.getCount()) + " of " + bench.jobs
+      if (!workers.awaitDone(bench.jobs, bench.timeoutSeconds())) {
+        throw new IllegalStateException("db-scheduler: only " + workers.done() + " of " + bench.jobs
             + " jobs finished in " + bench.timeoutSeconds() + " s");
       }
       long t1 = System.nanoTime();
+      long failures = 0;
+      for (String line : workers.stop()) {
+        failures += Long.parseLong(line.split(" ")[0]);
+      }
       long left;
       try (Connection c = bench.jdbc(); Statement st = c.createStatement();
           ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
@@ -115,18 +91,14 @@ final class DbSchedulerRun {
       out.println();
       out.printf(Locale.ROOT, "db-scheduler 16.7.1: %,d jobs in %.2f s = %,.0f jobs/s end to end (scheduleBatch of"
               + " all took %.2f s, concurrent with the schedulers); %d rows left in its table, %d failures%n", bench.jobs,
-          run.totalSeconds(), run.rate(), run.enqueueSeconds(), left, failures.get());
+          run.totalSeconds(), run.rate(), run.enqueueSeconds(), left, failures);
       out.printf(Locale.ROOT, "  scheduler settings (its README's high-throughput advice): pollUsingLockAndFetch(%.1f,"
               + " %.1f) (select for update skip locked, fetches up to %d per poll), threads %d, pollingInterval %d ms,"
               + " OneTimeTask (row deleted on completion), HikariCP pool %d per process, table and indexes of its"
-              + " postgresql_tables.sql%n", lower, upper, (int) (upper * bench.threads), bench.threads, bench.pollMillis, bench.threads + 2);
+              + " postgresql_tables.sql; %d scheduler processes (JVMs of their own)%n", LOWER, UPPER,
+          (int) (UPPER * bench.threads), bench.threads, bench.pollMillis, bench.threads + 2, bench.processes);
       out.flush();
       return run;
-    } finally {
-      for (Scheduler s : schedulers) {
-        s.stop();
-      }
-      pools.forEach(HikariDataSource::close);
     }
   }
 

@@ -26,8 +26,12 @@ final class JobWhatIf {
    * What bigger claims and a batched finish give, without the worker: P x T threads (each "process" with its own
    * store client) loop claim(b), then finish each job, or all b in one {@link JobQueue#finishAll} call.
    */
-  List<String> run(String schema, boolean withRedis, PrintWriter out) throws Exception {
+  /** The loops' lines, and the best rate of each store (jobs/s). */
+  record Result(List<String> lines, java.util.Map<String, Double> best) {}
+
+  Result run(String schema, boolean withRedis, PrintWriter out) throws Exception {
     List<String> lines = new ArrayList<>();
+    java.util.Map<String, Double> best = new java.util.TreeMap<>();
     out.println();
     out.printf(Locale.ROOT, "what-if (no worker: %d threads loop claim(b) then finish; %,d jobs each):%n",
         bench.processes * bench.threads, bench.whatIfJobs);
@@ -36,19 +40,21 @@ final class JobWhatIf {
     for (String storeName : storeNames) {
       JobBench.StoreFactory stores = storeName.equals("Redis") ? () -> StoreOption.openUri(bench.redis) : () -> bench.pgStore(schema);
       for (int[] c : cases) {
-        double rate = storeLoop(stores, c[0], c[1] == 1);
+        double rate = storeLoop(stores, storeName.equals("Redis"), c[0], c[1] == 1);
         String line = String.format(Locale.ROOT, "%s claim(%d) + %s: %,.0f jobs/s (%.2f store calls/job)",
             storeName, c[0], c[1] == 1 ? "one finishAll per claim" : "one finish per job", rate,
             c[1] == 1 ? 2.0 / c[0] : 1 + 1.0 / c[0]);
         out.println("  " + line);
         out.flush();
         lines.add(line);
+        best.merge(storeName, rate, Math::max);
       }
     }
-    return lines;
+    return new Result(lines, best);
   }
 
-  private double storeLoop(JobBench.StoreFactory stores, int claimBatch, boolean batchedFinish) throws Exception {
+  private double storeLoop(JobBench.StoreFactory stores, boolean redis, int claimBatch, boolean batchedFinish)
+      throws Exception {
     String queueName = "qbench-" + bench.runId + "-whatif-" + claimBatch + (batchedFinish ? "b" : "");
     List<Store> opened = new ArrayList<>();
     try {
@@ -109,7 +115,9 @@ final class JobWhatIf {
       if (finished.get() != bench.whatIfJobs) {
         throw new IllegalStateException("what-if loop finished " + finished.get() + " of " + bench.whatIfJobs);
       }
-      JobBench.purge(producer);
+      if (redis) {
+        JobBench.purge(producer); // Redis: leave it as found (the PostgreSQL schema is dropped at the end)
+      }
       return bench.whatIfJobs / seconds;
     } finally {
       opened.forEach(Store::close);

@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code bench jobs} in CI form: 500 jobs through allot and db-scheduler on PostgreSQL and through allot on Redis
- * (local servers, else throwaway ones). Only the shape of the report and that every job finished are asserted; the
+ * (local servers, else throwaway ones), each side's workers in 2 processes of their own. Only the shape of the report and that every job finished are asserted; the
  * rates are the benchmark's to print, not a test's to judge.
  */
 class JobBenchTest {
@@ -20,7 +20,9 @@ class JobBenchTest {
     assertThat(r.out()).contains("reference: single-row UPDATE",
         "allot/PostgreSQL: 500 jobs", "500 finished in the store, 0 completions refused",
         "db-scheduler 16.7.1: 500 jobs", "0 rows left in its table, 0 failures",
-        "allot/Redis: 500 jobs", "PostgreSQL claim latency", "Redis claim latency", "ratio allot/db-scheduler");
+        "allot/Redis: 500 jobs", "PostgreSQL claim latency", "Redis claim latency", "ratio allot/db-scheduler",
+        "2 worker processes (JVMs of their own)", "2 scheduler processes (JVMs of their own)", "(goal >= 3.00: ",
+        "(goal >= 70%: ", "(goal >= 50,000: ", "load average");
   }
 
   @Test

@@ -366,7 +366,7 @@ final class JobCommand extends ParentCommand {
     @Option(names = {"-concurrency", "--concurrency"}, paramLabel = "N", defaultValue = "4", description = "Jobs at once. Default ${DEFAULT-VALUE}.")
     int concurrency;
 
-    @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "0", description = "Jobs per claim (0 = concurrency).")
+    @Option(names = {"-batch", "--batch"}, paramLabel = "N", defaultValue = "0", description = "Most jobs per claim (0 = the worker's default, 256; the claims adapt to the handlers and the store).")
     int batch;
 
     @Option(names = {"-poll-interval", "--poll-interval"}, paramLabel = "DURATION", defaultValue = "500ms", description = "Claim again after this when idle. Default ${DEFAULT-VALUE}.")

@@ -78,13 +78,19 @@ final class AttemptReporter implements AutoCloseable {
    */
   AttemptReporter(JobQueue queue, LockKeeper locks, Backoff backoff, int maxBatch, AttemptListener listener,
       Map<AttemptOutcome, Counter> counters, Timer callTimer) {
+    this(queue, locks, backoff, maxBatch, 1, listener, counters, callTimer);
+  }
+
+  /** As above, with {@code finishThreads} {@code finishAll} calls in flight at most ({@link FinishBatcher}). */
+  AttemptReporter(JobQueue queue, LockKeeper locks, Backoff backoff, int maxBatch, int finishThreads,
+      AttemptListener listener, Map<AttemptOutcome, Counter> counters, Timer callTimer) {
     this.queue = queue;
     this.locks = locks;
     this.backoff = backoff;
     this.listener = listener;
     this.counters = counters;
     this.callTimer = callTimer;
-    this.finisher = new FinishBatcher(queue, maxBatch);
+    this.finisher = new FinishBatcher(queue, maxBatch, finishThreads);
     this.retries = Executors.newSingleThreadScheduledExecutor(Threads.named("allot-jobs-" + queue.name() + "-report-"));
   }
 

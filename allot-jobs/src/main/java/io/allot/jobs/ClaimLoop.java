@@ -2,6 +2,7 @@ package io.allot.jobs;
 
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.JobQueue;
 import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
@@ -32,6 +33,8 @@ final class ClaimLoop implements Runnable {
   private final EndpointStreams streams;
   private final LockKeeper locks;
   private final Counter claimFailures;
+  /** Claims the rate limit cut short ({@link ClaimedJobs#rateLimited()}). */
+  private final Counter rateLimited;
   private final Counter abandoned;
   /** The queue wait of each claimed job ({@link ClaimedJob#waitedMillis}). */
   private final io.micrometer.core.instrument.Timer waited;
@@ -39,8 +42,8 @@ final class ClaimLoop implements Runnable {
   private volatile boolean stopping;
 
   ClaimLoop(JobQueue queue, String dispatcherId, int batchSize, Duration pollInterval, long waitMillis,
-      LeaseKeeper lease, EndpointStreams streams, LockKeeper locks, Counter claimFailures, Counter abandoned,
-      io.micrometer.core.instrument.Timer waited) {
+      LeaseKeeper lease, EndpointStreams streams, LockKeeper locks, Counter claimFailures, Counter rateLimited,
+      Counter abandoned, io.micrometer.core.instrument.Timer waited) {
     this.queue = queue;
     this.dispatcherId = dispatcherId;
     this.batchSize = batchSize;
@@ -50,6 +53,7 @@ final class ClaimLoop implements Runnable {
     this.streams = streams;
     this.locks = locks;
     this.claimFailures = claimFailures;
+    this.rateLimited = rateLimited;
     this.abandoned = abandoned;
     this.waited = waited;
     this.thread = Threads.named("allot-dispatch-" + queue.name() + "-").newThread(this);
@@ -91,7 +95,7 @@ final class ClaimLoop implements Runnable {
       if (want == 0) {
         continue;
       }
-      List<ClaimedJob> got;
+      ClaimedJobs got;
       long t0 = System.nanoTime();
       try {
         got = queue.claim(dispatcherId, want, locks.ttl());
@@ -104,6 +108,9 @@ final class ClaimLoop implements Runnable {
         }
         idle();
         continue;
+      }
+      if (got.rateLimited()) {
+        rateLimited.increment();
       }
       if (!got.isEmpty() && !lease.leading()) {
         abandoned.increment(got.size());

@@ -16,8 +16,10 @@ import java.util.concurrent.LinkedBlockingQueue;
  * a busy client needs one round trip per batch instead of one per job. Callers get a future: handler threads go on
  * with the next job.
  *
- * <p>One thread ({@code allot-jobs-<queue>-finish}) makes the calls; {@code pending} is a thread-safe queue;
- * {@code closed} is volatile; the rest is immutable.
+ * <p>{@code threads} threads ({@code allot-jobs-<queue>-finish-<i>}) make the calls, each taking what waits when it is
+ * free: with two, one {@code finishAll} is in flight while the next batch gathers and goes out on the other (a
+ * worker of many short jobs); a finish is in one batch only. {@code pending} is a thread-safe queue; {@code closed}
+ * is volatile; the rest is immutable.
  */
 final class FinishBatcher implements AutoCloseable {
   private record Request(String key, long token, CompletableFuture<JobOutcome> result) {}
@@ -25,16 +27,24 @@ final class FinishBatcher implements AutoCloseable {
   private final JobQueue queue;
   private final int max;
   private final LinkedBlockingQueue<Request> pending = new LinkedBlockingQueue<>();
-  private final Thread thread;
+  private final List<Thread> threads = new ArrayList<>();
   /** Set by close(); a finish submitted after it is failed by its submitter (the loop may be gone). */
   private volatile boolean closed;
 
   FinishBatcher(JobQueue queue, int max) {
+    this(queue, max, 1);
+  }
+
+  /** With {@code threads} calls in flight at most. */
+  FinishBatcher(JobQueue queue, int max, int threadCount) {
     this.queue = queue;
     this.max = max;
-    this.thread = new Thread(this::loop, "allot-jobs-" + queue.name() + "-finish");
-    thread.setDaemon(true);
-    thread.start();
+    for (int i = 0; i < threadCount; i++) {
+      Thread t = new Thread(this::loop, "allot-jobs-" + queue.name() + "-finish-" + i);
+      t.setDaemon(true);
+      threads.add(t);
+    }
+    this.threads.forEach(Thread::start);
   }
 
   /**
@@ -98,6 +108,6 @@ final class FinishBatcher implements AutoCloseable {
   @Override
   public void close() {
     closed = true;
-    thread.interrupt();
+    threads.forEach(Thread::interrupt);
   }
 }

@@ -146,8 +146,11 @@ public final class JobDispatcher implements AutoCloseable {
     io.micrometer.core.instrument.Timer waited = io.micrometer.core.instrument.Timer.builder("allot.jobs.dispatch.wait")
         .tag("queue", q).description("how long a claimed job had waited in the queue, runnable, before the "
             + "dispatcher's claim (store time)").publishPercentiles(0.5, 0.99).register(m);
+    Counter rateLimited = Counter.builder("allot.jobs.dispatch.rate.limited").tag("queue", q)
+        .description("the dispatcher's claims the queue's rate limit cut short (a runnable job left for want of a "
+            + "permit); it then waits a poll interval").register(m);
     this.claims = new ClaimLoop(queue, dispatcherId, b.batchSize, b.pollInterval, tickMillis, lease, streams, locks,
-        claimFailures, abandoned, waited);
+        claimFailures, rateLimited, abandoned, waited);
     Gauge.builder("allot.jobs.dispatch.outstanding", this, JobDispatcher::outstanding).tag("queue", q)
         .description("jobs sent to endpoints without a result yet").register(m);
     Gauge.builder("allot.jobs.dispatch.leader", this, d -> d.isLeading() ? 1 : 0).tag("queue", q)

@@ -3,6 +3,7 @@ package io.allot.jobs;
 import io.allot.store.Durations;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobQueue;
 import io.micrometer.core.instrument.Counter;
@@ -26,8 +27,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a {@link JobHandler} on the jobs of one {@link JobQueue}: claims up to {@code batchSize} runnable jobs at
- * a time while fewer than {@code concurrency} run and {@code prefetch} wait, hands each to a handler thread, keeps
+ * Runs a {@link JobHandler} on the jobs of one {@link JobQueue}: claims runnable jobs (up to {@code batchSize} at a
+ * time) while fewer than {@code concurrency} run and {@code prefetch} wait for a handler or their report, the
+ * prefetch adapting to the handlers' run time and the store's round trips unless set (no tuning
+ * for many short jobs, a small prefetch for long ones), hands each to a handler thread, keeps
  * the locks of jobs running or waiting ({@link LockKeeper}), and reports each result with its token
  * ({@link AttemptReporter}: finishes of handlers that return together in one {@link JobQueue#finishAll}, a failure
  * with the backoff or the handler's {@link JobHandler.RetryAfter}). Any number of workers, in any number of
@@ -59,12 +62,21 @@ import org.slf4j.LoggerFactory;
 public final class JobWorker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(JobWorker.class);
 
+  /** The most jobs one claim asks for unless {@link Builder#batchSize} says otherwise. */
+  public static final int AUTO_MAX_BATCH = 256;
+  /** The adaptive prefetch's cap unless {@link Builder#prefetch} sets a prefetch. */
+  public static final int AUTO_MAX_PREFETCH = 512;
+  /** The most finishAll calls a worker has in flight at once. */
+  private static final int FINISH_CALLS = 2;
+
   private final JobQueue queue;
   private final JobHandler handler;
   private final String workerId;
   private final int concurrency;
-  private final int batchSize;
-  private final int prefetch;
+  /** The prefetch's cap (the user's prefetch, or {@link #AUTO_MAX_PREFETCH}); the slots are concurrency + this. */
+  private final int maxPrefetch;
+  /** Adapts the prefetch and the claim size ({@link ClaimSizer}); thread-safe. */
+  private final ClaimSizer sizer;
   private final Duration lockTtl;
   private final Duration pollInterval;
   private final Duration drainTimeout;
@@ -91,6 +103,7 @@ public final class JobWorker implements AutoCloseable {
 
   private final Counter claimFailures;
   private final Counter shortClaims;
+  private final Counter rateLimitedClaims;
   private final Timer claimTimer;
   private final Timer handleTimer;
   private final Timer waitTimer;
@@ -100,17 +113,21 @@ public final class JobWorker implements AutoCloseable {
     this.handler = b.handler;
     this.workerId = b.workerId != null ? b.workerId : Threads.defaultId();
     this.concurrency = b.concurrency;
-    this.batchSize = b.batchSize > 0 ? b.batchSize : b.concurrency;
-    this.prefetch = b.prefetch >= 0 ? b.prefetch : b.concurrency;
+    int maxBatch = b.batchSize > 0 ? b.batchSize : AUTO_MAX_BATCH;
+    this.maxPrefetch = b.prefetch >= 0 ? b.prefetch : AUTO_MAX_PREFETCH;
+    this.sizer = new ClaimSizer(concurrency, maxPrefetch, maxBatch, b.prefetch < 0);
     this.lockTtl = b.lockTtl;
     this.pollInterval = b.pollInterval;
     this.drainTimeout = b.drainTimeout;
     this.rateLimit = b.rateLimit;
-    this.slots = new Semaphore(concurrency + prefetch); // running + claimed and waiting for a handler
+    this.slots = new Semaphore(concurrency + maxPrefetch); // running + claimed and waiting for a handler or report
     String q = queue.name();
     MeterRegistry m = b.meters;
     this.locks = new LockKeeper(queue, lockTtl, System::nanoTime);
-    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(this.batchSize, concurrency), b.reported(),
+    // FINISH_CALLS finishAll calls in flight (many short jobs): a batch gathers while the other is answered (a lone
+    // finish still goes out at once); with the claim and the lock extender, that fits the store's default pool (4)
+    this.reporter = new AttemptReporter(queue, locks, b.backoff, Math.max(maxBatch, concurrency), FINISH_CALLS,
+        b.reported(),
         AttemptReporter.counters(m, "allot.jobs.attempts", q, "attempts ended, by what the store did with them"),
         Timer.builder("allot.jobs.complete").tag("queue", q).description("one finish or fail call")
             .publishPercentiles(0.5, 0.99).register(m));
@@ -123,7 +140,11 @@ public final class JobWorker implements AutoCloseable {
         .description("claims that could not reach the store").register(m);
     this.shortClaims = Counter.builder("allot.jobs.claim.short").tag("queue", q)
         .description("claims that got fewer jobs than asked: nothing more runnable, or the rate limit's permits ran "
-            + "out; the worker then waits a poll interval").register(m);
+            + "out (those are also counted in allot.jobs.rate.limited); the worker then waits a poll interval")
+        .register(m);
+    this.rateLimitedClaims = Counter.builder("allot.jobs.rate.limited").tag("queue", q)
+        .description("claims the queue's rate limit cut short (a runnable job left for want of a permit): "
+            + "rate-limit waits; the worker then waits a poll interval").register(m);
     this.claimTimer = Timer.builder("allot.jobs.claim").tag("queue", q).description("one claim call")
         .publishPercentiles(0.5, 0.99).register(m);
     this.handleTimer = Timer.builder("allot.jobs.run").tag("queue", q).description("one attempt from its start to its end (the handler)")
@@ -164,8 +185,9 @@ public final class JobWorker implements AutoCloseable {
     long every = Math.max(1, lockTtl.toMillis() / 6); // extended with a third to a half of the lock gone (LockKeeper)
     extender.scheduleWithFixedDelay(this::extendLocks, every, every, TimeUnit.MILLISECONDS);
     claimer.start();
-    log.info("queue {}: worker {} started (concurrency {}, batch {}, prefetch {}, lock {} ms)", queue.name(),
-        workerId, concurrency, batchSize, prefetch, lockTtl.toMillis());
+    log.info("queue {}: worker {} started (concurrency {}, claims of at most {}, prefetch {}, lock {} ms)",
+        queue.name(), workerId, concurrency, sizer.maxBatch(),
+        sizer.adaptive() ? "adaptive up to " + maxPrefetch : String.valueOf(maxPrefetch), lockTtl.toMillis());
     return this;
   }
 
@@ -191,24 +213,30 @@ public final class JobWorker implements AutoCloseable {
   }
 
   private void claimUntilStopped() {
-    // claim when at least `threshold` slots are free, so claims carry batches; with a prefetch buffer, while
-    // `prefetch - threshold` claimed jobs still wait for a handler (no handler idles while a claim is in flight)
-    int threshold = prefetch == 0 ? 1 : Math.max(1, Math.min(batchSize, (prefetch + 1) / 2));
     while (!stopping) {
+      // claim when at least `threshold` slots are free, so claims carry batches; with a prefetch buffer, while
+      // `prefetch - threshold` claimed jobs still wait for a handler (no handler idles while a claim is in flight).
+      // The semaphore holds concurrency + maxPrefetch slots; the prefetch now may be smaller: the slots above it
+      // (`reserve`) must be free too, so they are taken with the claim's and given back at once (only this thread
+      // takes slots, so the claim's stay free meanwhile)
+      int prefetch = sizer.prefetch();
+      int threshold = sizer.threshold();
+      int reserve = maxPrefetch - prefetch;
       try {
-        slots.acquire(threshold);
+        slots.acquire(threshold + reserve);
       } catch (InterruptedException e) {
         break;
       }
-      int extra = Math.max(0, Math.min(batchSize - threshold, slots.availablePermits()));
+      slots.release(reserve);
+      int extra = Math.max(0, Math.min(sizer.maxBatch() - threshold, slots.availablePermits() - reserve));
       if (extra > 0 && !slots.tryAcquire(extra)) {
         extra = 0; // cannot happen: only this thread takes slots
       }
       int want = threshold + extra;
-      List<ClaimedJob> got;
+      ClaimedJobs got;
       long t0 = System.nanoTime();
       try {
-        got = stopping ? List.of() : queue.claim(workerId, want, lockTtl);
+        got = stopping ? ClaimedJobs.none() : queue.claim(workerId, want, lockTtl);
       } catch (RuntimeException e) {
         claimFailures.increment();
         slots.release(want);
@@ -220,8 +248,13 @@ public final class JobWorker implements AutoCloseable {
         idle(pollInterval.toNanos());
         continue;
       }
-      claimTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+      long took = System.nanoTime() - t0;
+      claimTimer.record(took, TimeUnit.NANOSECONDS);
+      sizer.claimed(took);
       handOver(got, t0);
+      if (got.rateLimited()) {
+        rateLimitedClaims.increment();
+      }
       if (got.size() < want) {
         slots.release(want - got.size());
         shortClaims.increment();
@@ -305,7 +338,9 @@ public final class JobWorker implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    handleTimer.record(System.nanoTime() - t0, TimeUnit.NANOSECONDS);
+    long ran = System.nanoTime() - t0;
+    handleTimer.record(ran, TimeUnit.NANOSECONDS);
+    sizer.ran(ran);
     if (error != null && interrupting) { // stopped by close's interrupt: not a failure of the job
       // the interrupt is close's own and has done its work: the give-back's store call must not see it (a client
       // that honours interrupts, e.g. HikariCP waiting for a connection, would refuse the call: seen in CI)
@@ -323,8 +358,12 @@ public final class JobWorker implements AutoCloseable {
     // reported asynchronously (finishes batch up with other handlers'; a retry against an unreachable store is
     // scheduled, never slept on), so this handler thread takes the next job; the job keeps its slot until the end
     String failure = error == null ? null : AttemptReporter.describe(error);
+    long r0 = System.nanoTime();
     reporter.report(lock, workerId, failure, error == null ? null : AttemptReporter.retryAfter(error))
-        .thenRun(() -> ended(ctx));
+        .thenRun(() -> {
+          sizer.reported(System.nanoTime() - r0);
+          ended(ctx);
+        });
   }
 
   /** The attempt is over (the listener was told): its slot is free. */
@@ -372,7 +411,7 @@ public final class JobWorker implements AutoCloseable {
     }
     // wakes a claim loop waiting for free slots: it sees stopping and ends (never interrupted mid-claim, which could
     // leave claimed jobs locked until their locks expire)
-    slots.release(concurrency + prefetch);
+    slots.release(concurrency + maxPrefetch + 1);
     try {
       claimer.join(TimeUnit.NANOSECONDS.toMillis(drainTimeout.toNanos()) + 1);
       handlers.shutdown();
@@ -450,16 +489,22 @@ public final class JobWorker implements AutoCloseable {
       return this;
     }
 
-    /** Most jobs claimed in one store call (1 to 10,000); default = concurrency. */
+    /**
+     * Most jobs claimed in one store call (1 to 10,000); default {@link #AUTO_MAX_BATCH}. The worker claims as many
+     * as its free slots allow, up to this: it needs no tuning.
+     */
     public Builder batchSize(int batchSize) {
       this.batchSize = checkRange("batchSize", batchSize, 1, JobLimits.MAX_BATCH);
       return this;
     }
 
     /**
-     * How many claimed jobs may wait for a free handler (0 to 10,000; default = concurrency). A buffer lets claims
-     * carry batches while handlers work (throughput with short jobs); keep it small for long jobs, whose buffered
-     * locks are held (and extended) while they wait. For many short jobs: e.g. {@code batchSize(16).prefetch(16)}.
+     * Sets a fixed prefetch: how many claimed jobs may wait for a free handler or for their result's report (0 to
+     * 10,000). By default the prefetch adapts (up to {@link #AUTO_MAX_PREFETCH}): from the
+     * handlers' run time, the claim's and the report's round trips (Little's law), many short jobs get a large one
+     * (large claims, a claim in flight while the handlers run, large batched finishes), long jobs a prefetch of 1
+     * (waiting jobs hold, and extend, their locks). Set it to pin it, e.g. {@code prefetch(0)} for jobs so long that
+     * none should wait claimed.
      */
     public Builder prefetch(int prefetch) {
       this.prefetch = checkRange("prefetch", prefetch, 0, JobLimits.MAX_BATCH);

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.allot.store.StoreUnavailableException;
-import io.allot.store.jobs.ClaimedJob;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobOutcome;
 import io.allot.store.jobs.JobQueue;
@@ -50,7 +49,7 @@ class CompletionRetryTest {
 
     @Override public String name() { return d.name(); }
     @Override public int enqueue(Collection<NewJob> jobs) { return d.enqueue(jobs); }
-    @Override public List<ClaimedJob> claim(String w, int max, Duration ttl) { return d.claim(w, max, ttl); }
+    @Override public io.allot.store.jobs.ClaimedJobs claim(String w, int max, Duration ttl) { return d.claim(w, max, ttl); }
     @Override public boolean extend(String k, long t, Duration ttl) { return d.extend(k, t, ttl); }
     @Override public JobOutcome finish(String k, long t) { return flaky(() -> d.finish(k, t)); }
     @Override public java.util.Map<String, JobOutcome> finishAll(java.util.Map<String, Long> tokens) {

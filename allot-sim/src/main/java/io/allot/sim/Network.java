@@ -162,18 +162,35 @@ public final class Network {
     fanOut(s -> s.onRelease(unit));
   }
 
+  /**
+   * Announces a push handoff's grant ({@link io.allot.store.Handoff#grantMessage}) on the releases channel, as
+   * {@link #announceRelease}; at the loss rate, a second copy follows later (a late, reordered duplicate: what the
+   * member's stale-grant guard must ignore).
+   */
+  public void announceGrant(String message) {
+    fanOut(s -> s.onRelease(message), 0);
+    if (!quiet && sim.chance(lossRate)) {
+      sim.count("grant announced twice");
+      fanOut(s -> s.onRelease(message), sim.uniform(1_000_000L, 1_000_000_000L));
+    }
+  }
+
   /** Announces a change of member {@code id}. */
   public void announceMembers(String id) {
     fanOut(s -> s.onMembers(id));
   }
 
   private void fanOut(java.util.function.Consumer<Subscriber> deliver) {
+    fanOut(deliver, 0);
+  }
+
+  private void fanOut(java.util.function.Consumer<Subscriber> deliver, long extraNanos) {
     subscribers.removeIf(Sim.Actor::gone);
     for (Subscriber s : subscribers) {
       if (s.linkDown() || lost()) {
         continue;
       }
-      sim.after(delay(), s, () -> {
+      sim.after(delay() + extraNanos, s, () -> {
         if (!s.linkDown()) {
           deliver.accept(s);
         }

@@ -1,5 +1,6 @@
 package io.allot.sim;
 
+import io.allot.store.Handoff;
 import io.allot.store.Lease;
 import io.allot.store.Leadership;
 import io.allot.store.MemberConflictException;
@@ -299,13 +300,41 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
   }
 
   @Override
+  public Set<String> handOffAll(List<Handoff> handoffs, String member) {
+    StringBuilder what = new StringBuilder("handOffAll {");
+    handoffs.forEach(h -> what.append(what.length() > 12 ? ", " : "").append(h.unit()).append('#')
+        .append(store.rel(h.token())).append(h.to() == null ? "" : "->" + h.to()));
+    return call(what.append('}').toString(), st -> {
+      Ownership own = st.ownership(SimProcess.POOL);
+      Set<String> released = own.handOffAll(handoffs, member);
+      Map<String, UnitOwner> granted = own.ownersOf(released);
+      for (String u : released) {
+        UnitOwner g = granted.get(u);
+        if (g == null) {
+          net.announceRelease(u);
+          continue;
+        }
+        sim.count("units handed off");
+        try {
+          ledger.granted(u, g.session(), g.token());
+        } catch (SimViolation v) {
+          // recorded: the run fails at the next check
+        }
+        net.announceGrant(Handoff.grantMessage(g));
+      }
+      return released;
+    }, String::valueOf);
+  }
+
+  @Override
   public Map<String, UnitHold> holds() {
     throw unused();
   }
 
   @Override
   public Map<String, UnitOwner> owners() {
-    throw unused();
+    sim.count("owned units checked");
+    return call("owners", st -> st.ownership(SimProcess.POOL).owners(), this::showOwners);
   }
 
   @Override
@@ -347,7 +376,7 @@ final class SimLink implements Store, Membership, Ownership, Tables, Notificatio
 
   @Override
   public Map<String, List<String>> units(String tableKey) {
-    throw unused();
+    return call("read table", st -> st.tables().units(tableKey), v -> v.toString());
   }
 
   @Override

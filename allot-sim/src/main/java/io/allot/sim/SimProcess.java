@@ -111,6 +111,8 @@ final class SimProcess implements Network.Subscriber, Fibers.Watcher {
         .leaseTtl(config.leaseTtl()).renewEvery(config.renewEvery()).fenceMargin(config.fenceMargin())
         .syncInterval(config.syncInterval()).maxConcurrentMoves(config.maxMoves()).claimBatch(config.maxMoves())
         .releaseHold(config.releaseHold()).shutdownGrace(config.shutdownGrace())
+        // every round the sync interval allows (the SDK's default is 20 of them): more of the check in the mix
+        .ownershipCheck(config.syncInterval())
         .listener(app).backend(backend).build();
     divider.pingServices(); // the pings are answered by "the application's server": nothing is bound
   }

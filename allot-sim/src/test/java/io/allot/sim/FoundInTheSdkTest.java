@@ -14,8 +14,8 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * -Dallot.sim.rareSeeds=N} bounds it (default 5,000).
  */
 class FoundInTheSdkTest {
-  /** Found by a search of seeds 1-1,020 of the configuration (the README, "It can fail"). */
-  static final long PINNED = 983;
+  /** Found by a search of seeds 1-1,332 of the configuration (the README, "It can fail"), after push handoffs changed the draws. */
+  static final long PINNED = 1332;
 
   /**
    * {@code ReconcileLoop.settleInDoubt} read the tracked units after {@code ownersOf} without checking that the lease

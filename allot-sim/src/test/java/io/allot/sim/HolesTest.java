@@ -23,10 +23,10 @@ class HolesTest {
    * Hole#IN_DOUBT_AFTER_FENCE}, is {@link FoundInTheSdkTest}'s).
    */
   static final Map<Hole, Long> PINNED = Map.of(
-      Hole.LOST_STATE_GUARD, 4L,
-      Hole.CANCEL_AFTER_FENCE, 3L,
-      Hole.CLOCK_MARGIN, 44L,
-      Hole.CONFIRM_BY_UNIT, 20_040L);
+      Hole.LOST_STATE_GUARD, 1L,
+      Hole.CANCEL_AFTER_FENCE, 16L,
+      Hole.CLOCK_MARGIN, 34L,
+      Hole.CONFIRM_BY_UNIT, 754L);
 
   /** How many seeds the searches behind {@code allot.sim.rareHoles} try at most, from seed 1. */
   private static final Map<Hole, Integer> SEARCH = Map.of(

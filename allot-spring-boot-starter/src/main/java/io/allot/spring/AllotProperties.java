@@ -103,8 +103,9 @@ public record AllotProperties(
    *
    * @param queue the queue it takes jobs from; default: the bean's @JobQueueName, else the bean's name
    * @param concurrency handler threads; default 4
-   * @param batchSize jobs per claim; default the concurrency
-   * @param prefetch jobs claimed ahead, waiting for a thread; default the concurrency
+   * @param batchSize most jobs per claim; default 256 (JobWorker.AUTO_MAX_BATCH)
+   * @param prefetch jobs claimed ahead, waiting for a thread or their report; default adaptive (from the handlers'
+   *                 run time and the store's round trips, up to 512: large for many short jobs, 1 for long ones)
    * @param lockTtl the lock of a claimed job, extended while its handler runs; default 30s
    * @param pollInterval the wait after a claim that found nothing; default 500ms
    * @param drainTimeout on shutdown, how long running handlers may finish; default 20s (under Spring's 30 s shutdown

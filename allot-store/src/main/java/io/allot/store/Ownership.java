@@ -51,6 +51,29 @@ public interface Ownership {
   Set<String> releaseAll(Map<String, Long> tokens, String member);
 
   /**
+   * A planned handoff of a batch: each unit is released as {@link #release(String, String, long)} would
+   * (compare-and-delete on {@code (member, token)}), and a released unit whose {@link Handoff#to()} is set is granted
+   * at once, in the same atomic step, to that member's current session, if that session's lease is live and the pool
+   * is not waiting out its lost-state guard: a new token by the rule of {@link #claim} (larger than every token of the
+   * pool before, never below the store time in microseconds), announced on {@link Topic#releases(String)} as
+   * {@link Handoff#grantMessage(UnitOwner)}. Otherwise the unit is just released and announced as today (the next
+   * owner claims it). One round trip and one store write where the store can; each unit atomic on its own. A grant
+   * to {@code member} itself is not made (a plain release).
+   *
+   * <p>The default releases only ({@link #releaseAll}): a store without push handoffs stays correct, the next owner
+   * claims.
+   *
+   * @return the units released (granted or not), in the order of {@code handoffs}
+   */
+  default Set<String> handOffAll(List<Handoff> handoffs, String member) {
+    Map<String, Long> tokens = new java.util.LinkedHashMap<>();
+    for (Handoff h : handoffs) {
+      tokens.put(h.unit(), h.token());
+    }
+    return releaseAll(tokens, member);
+  }
+
+  /**
    * {@link #release(String, String, long)}, and if released, records that {@code member} declines {@code unit} for
    * {@code hold} (store time): the distributor gives it to another member meanwhile ({@link #holds()}). A zero hold
    * records nothing.

@@ -985,6 +985,64 @@ public abstract class StoreContractTest {
     }
   }
 
+  @Test
+  void aHandoffReleasesAndGrantsToTheNamedMembersLiveSessionInOneStep() throws Exception {
+    String pool = key("services");
+    BlockingQueue<String> released = new LinkedBlockingQueue<>();
+    try (Subscription ignored = peer().notifications().subscribe(Topic.releases(pool), released::add)) {
+      long s1 = store().membership(pool).register("m1", MemberMeta.of(1, 10), LONG_TTL);
+      long s2 = store().membership(pool).register("m|2", MemberMeta.of(1, 10), LONG_TTL);
+      long s3 = store().membership(pool).register("m3", MemberMeta.of(1, 10), LONG_TTL);
+      long s4 = store().membership(pool).register("m4", MemberMeta.of(1, 10), LONG_TTL);
+      store().membership(pool).deregister("m3", s3);
+      assertThat(store().membership(pool).renew("m4", s4, Duration.ofMillis(1))).isTrue();
+      long until = store().membership(pool).members().get("m4").leaseUntilMillis();
+      waiting().until(() -> store().clock().timeMillis() > until);
+      Map<String, Long> t = store().ownership(pool).claimAll(List.of("u1", "u|2", "u3", "u4", "u5", "u6"), "m1", s1);
+      long highest = t.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+      assertThat(store().ownership(pool).handOffAll(List.of(), "m1")).isEmpty();
+
+      List<Handoff> ask = List.of(
+          new Handoff("u1", t.get("u1"), "m|2"), // granted
+          Handoff.release("u|2", t.get("u|2")), // plain release
+          new Handoff("u3", t.get("u1"), "m|2"), // another unit's token: not released, not granted
+          new Handoff("u4", t.get("u4"), "m3"), // deregistered: released only
+          new Handoff("u5", t.get("u5"), "m4"), // lease over: released only
+          new Handoff("u6", t.get("u6"), "m1")); // to itself: released only
+      assertThat(peer().ownership(pool).handOffAll(ask, "m1")).as("in the order asked")
+          .containsExactly("u1", "u|2", "u4", "u5", "u6");
+      Map<String, UnitOwner> owners = store().ownership(pool).owners();
+      assertThat(owners).containsOnlyKeys("u1", "u3");
+      UnitOwner granted = owners.get("u1");
+      assertThat(granted.member()).isEqualTo("m|2");
+      assertThat(granted.session()).isEqualTo(s2);
+      assertThat(granted.token()).as("a new token, above every token before").isGreaterThan(highest);
+      assertThat(owners.get("u3")).isEqualTo(new UnitOwner("u3", "m1", s1, t.get("u3")));
+
+      List<String> notes = new ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        notes.add(poll(released));
+      }
+      List<String> grants = notes.stream().filter(Handoff::isGrant).toList();
+      assertThat(grants).hasSize(1);
+      assertThat(Handoff.grantTo(grants.get(0), "m|2", s2)).contains(granted);
+      assertThat(Handoff.grantTo(grants.get(0), "m|2", s1)).as("another session").isEmpty();
+      assertThat(Handoff.grantTo(grants.get(0), "m1", s2)).as("another member").isEmpty();
+      assertThat(notes.stream().filter(n -> !Handoff.isGrant(n)))
+          .containsExactlyInAnyOrder("u|2", "u4", "u5", "u6");
+
+      assertThat(store().ownership(pool).validToken("u1", "m|2", s2, granted.token())).isTrue();
+      assertThat(store().ownership(pool).claim("u1", "m|2", s2)).as("a claim returns the token granted")
+          .hasValue(granted.token());
+      assertThat(store().ownership(pool).claim("u1", "m1", s1)).as("the grant is a live owner").isEmpty();
+      assertThat(store().ownership(pool).handOffAll(List.of(new Handoff("u1", t.get("u1"), "m1")), "m1"))
+          .as("the old token releases nothing").isEmpty();
+      long next = store().ownership(pool).claim("u7", "m1", s1).orElseThrow();
+      assertThat(next).as("tokens keep growing after a grant").isGreaterThan(granted.token());
+      assertThat(released.poll(100, TimeUnit.MILLISECONDS)).as("refused handoffs announce nothing").isNull();
+    }
+  }
+
   // ---------------------------------------------------------------- route weights
 
   @Test

@@ -9,6 +9,8 @@ final class Counters {
   final AtomicLong renewFailures = new AtomicLong();
   final AtomicLong claims = new AtomicLong();
   final AtomicLong claimsRefused = new AtomicLong();
+  /** Units started on a push handoff's grant announcement (also counted in {@link #claims}). */
+  final AtomicLong grants = new AtomicLong();
   final AtomicLong releases = new AtomicLong();
   final AtomicLong storeErrors = new AtomicLong();
   /** Told each acknowledged lease renewal's round trip in nanoseconds ({@link DividerMeters}); volatile. */

@@ -603,6 +603,7 @@ public final class Divider implements AutoCloseable {
     private int claimBatch = 64;
     private Duration releaseHold = Duration.ofSeconds(30);
     private Duration shutdownGrace = Duration.ofSeconds(5);
+    private Duration ownershipCheck; // null: Settings.OWN_CHECK_SYNCS sync intervals
     private final List<UnitListener> listeners = new ArrayList<>();
     private DividerBackend backend = DividerBackend.system();
     private io.micrometer.core.instrument.MeterRegistry meterRegistry;
@@ -789,6 +790,16 @@ public final class Divider implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How often the member reads the pool's owners to release a unit its session owns without knowing: a push
+     * handoff's grant of a unit it no longer wants whose announcement was lost (a rare pair of events). The read
+     * costs O(units of the pool); default 20 sync intervals (10 s at the defaults).
+     */
+    public Builder ownershipCheck(Duration ownershipCheck) {
+      this.ownershipCheck = ownershipCheck;
+      return this;
+    }
+
     /** Adds a listener (may be called several times; called in this order). */
     public Builder listener(UnitListener listener) {
       listeners.add(Objects.requireNonNull(listener, "listener"));
@@ -832,7 +843,8 @@ public final class Divider implements AutoCloseable {
       }
       Settings s = new Settings(pool, distribution, host != null ? host : AdvertisedHost.detect(), bindAddress,
           appServerPort != null ? appServerPort : port, appServerPort != null, affinity, capacity, attributes,
-          leaseTtl, renewEvery, fenceMargin, syncInterval, maxConcurrentMoves, claimBatch, releaseHold, shutdownGrace);
+          leaseTtl, renewEvery, fenceMargin, syncInterval, maxConcurrentMoves, claimBatch, releaseHold, shutdownGrace,
+          ownershipCheck != null ? ownershipCheck : Settings.defaultOwnershipCheck(syncInterval));
       return new Divider(store, s, listeners, unitCost, backend, meterRegistry);
     }
   }

@@ -1,5 +1,6 @@
 package io.allot.worker;
 
+import io.allot.store.Handoff;
 import io.allot.store.Ownership;
 import io.allot.store.StoreUnavailableException;
 import io.allot.store.Subscription;
@@ -8,11 +9,14 @@ import io.allot.store.Notifications;
 import io.allot.store.Topic;
 import io.allot.store.UnitOwner;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
@@ -60,7 +64,7 @@ final class ReconcileLoop {
   private final EventDispatcher events;
   private final PublishedMeta meta;
   private final Counters counters;
-  /** When each unit waiting for its previous owner was first refused (for the handoff gap); the claiming thread only. */
+  /** When each unit waiting for its previous owner was first refused (for the handoff gap); guarded by the state lock. */
   private final Map<String, Long> refusedSince = new java.util.HashMap<>();
   private final BooleanSupplier running;
 
@@ -84,6 +88,18 @@ final class ReconcileLoop {
   private final Releaser releaser;
   /** The loop thread's: units whose claim or give-back failed on an unreachable store (see the class comment). */
   private final Set<String> inDoubt = new LinkedHashSet<>();
+  /** Grants this member does not want, to release (by the loop thread); thread-safe. */
+  private final ConcurrentLinkedQueue<UnitOwner> giveBacks = new ConcurrentLinkedQueue<>();
+  /** The loop thread's: when the last check of what this session owns ran ({@link LeaseDeadline#now()}). */
+  private long lastOwnCheckNanos;
+  /** The loop thread's: runs the last check found owned by this session but not tracked (released if seen again). */
+  private Map<String, Long> untrackedBefore = Map.of();
+  /** The target read last and the table's owner of each unit, read by the releaser for its handoffs; volatile. */
+  private volatile List<String> currentTarget;
+  private volatile NewOwners newOwners;
+
+  /** The table's members by unit, read for {@code target} (the target list read at the same time). */
+  private record NewOwners(List<String> target, Map<String, String> byUnit) {}
 
   ReconcileLoop(Settings settings, DividerBackend backend, Ownership ownership, Membership membership, Notifications notifications,
       TargetSource targets, StateLock lock, LeaseDeadline lease, MemberSession session, Reconciler units,
@@ -103,7 +119,7 @@ final class ReconcileLoop {
     this.meta = meta;
     this.counters = counters;
     this.running = running;
-    this.releaser = new Releaser(settings, backend, ownership, lock, units, counters, this::wake);
+    this.releaser = new Releaser(settings, backend, ownership, lock, units, counters, this::wake, this::newOwnersOf);
   }
 
   /** Subscribes to the change hints (retried every round if the store refuses). */
@@ -233,6 +249,7 @@ final class ReconcileLoop {
         throw e;
       }
       lastTarget = target;
+      currentTarget = target;
       lastTargetReadNanos = now;
     }
     Reconciler.Plan plan = lock.get(() -> {
@@ -260,8 +277,116 @@ final class ReconcileLoop {
         accept(u, t == null ? OptionalLong.empty() : OptionalLong.of(t), term.generation());
       }
     }
+    giveBackGrants();
     settleInDoubt(term.session(), term.generation());
+    if (now - lastOwnCheckNanos >= settings.ownCheckNanos()) {
+      lastOwnCheckNanos = now;
+      checkWhatThisSessionOwns(term.session(), term.generation());
+    }
     return plan.again(); // refused units are not candidates again at once
+  }
+
+  /**
+   * Releases the grants this member did not want ({@link #onReleased}); one that fails on an unreachable store is in
+   * doubt (settled by {@link #settleInDoubt}).
+   */
+  private void giveBackGrants() {
+    for (UnitOwner g; (g = giveBacks.poll()) != null; ) {
+      try {
+        if (ownership.release(g.unit(), memberId, g.token())) {
+          counters.releases.incrementAndGet();
+        }
+      } catch (StoreUnavailableException e) {
+        inDoubt.add(g.unit());
+      } catch (RuntimeException e) {
+        log.debug("giving back granted unit {} failed (it expires with the lease): {}", g.unit(), e.toString());
+      }
+    }
+  }
+
+  /**
+   * The periodic check (every {@link Settings#ownCheckNanos() 20 syncIntervals}) that heals a lost grant announcement of a unit this member does
+   * not want: reads the pool's owners and releases each run this session owns without tracking it, once two checks
+   * in a row saw it (a grant whose announcement is merely on its way is started meanwhile, not released). A run is
+   * marked given back ({@link Reconciler#giveBackUntracked}) under the lock before its release, so its announcement,
+   * if it comes later, is ignored. Only while {@code generation} is current, as {@link #settleInDoubt}.
+   */
+  private void checkWhatThisSessionOwns(long session, long generation) {
+    Map<String, UnitOwner> all;
+    try {
+      all = ownership.owners();
+    } catch (StoreUnavailableException e) {
+      return; // next time
+    }
+    Map<String, Long> mine = new HashMap<>();
+    all.forEach((u, o) -> {
+      if (o.member().equals(memberId) && o.session() == session) {
+        mine.put(u, o.token());
+      }
+    });
+    Map<String, Long> before = untrackedBefore;
+    Map<String, Long> untracked = new HashMap<>();
+    List<UnitOwner> release = new ArrayList<>();
+    lock.run(() -> {
+      if (generation != lease.generation()) {
+        return;
+      }
+      Map<String, Long> tracked = units.assigned();
+      mine.forEach((u, t) -> {
+        if (t.equals(tracked.get(u))) {
+          return;
+        }
+        if (t.equals(before.get(u))) {
+          if (units.giveBackUntracked(u, t)) {
+            release.add(new UnitOwner(u, memberId, session, t));
+          }
+        } else {
+          untracked.put(u, t);
+        }
+      });
+    });
+    untrackedBefore = untracked;
+    for (UnitOwner o : release) {
+      try {
+        if (ownership.release(o.unit(), memberId, o.token())) {
+          counters.releases.incrementAndGet();
+          log.info("pool={} member={} released unit {} (token {}): this session owned it without running it (a"
+              + " grant whose announcement was lost)", settings.pool(), memberId, o.unit(), o.token());
+        }
+      } catch (StoreUnavailableException e) {
+        inDoubt.add(o.unit());
+      }
+    }
+  }
+
+  /**
+   * The table's member for each of {@code units} (those the table gives to another member), for the releaser's push
+   * handoffs: read from the whole table once per target read (a table change makes the loop read the target again),
+   * empty if the target has not been read or the table cannot be read (the units are then just released).
+   */
+  private Map<String, String> newOwnersOf(Collection<String> units) {
+    List<String> target = currentTarget;
+    if (target == null) {
+      return Map.of();
+    }
+    NewOwners cached = newOwners;
+    if (cached == null || cached.target() != target) {
+      try {
+        cached = new NewOwners(target, targets.owners());
+      } catch (RuntimeException e) {
+        log.debug("pool={} reading the table's owners failed (plain releases): {}", settings.pool(), e.toString());
+        return Map.of();
+      }
+      newOwners = cached;
+    }
+    Map<String, String> out = new HashMap<>();
+    for (String u : units) {
+      String m = cached.byUnit().get(u);
+      if (m != null && !m.equals(memberId)) {
+        out.put(u, m);
+      }
+    }
+    return out;
   }
 
   /**
@@ -331,7 +456,7 @@ final class ReconcileLoop {
           }
           refusedSince.putIfAbsent(unit, lease.now());
         }
-        case GIVE_BACK -> { }
+        case GIVE_BACK, KEPT -> { }
       }
       return c;
     });
@@ -352,9 +477,47 @@ final class ReconcileLoop {
     releaser.releaseConfirmed();
   }
 
-  /** A release announced by the store: a round at once if this member waits for the unit. */
-  private void onReleased(String unit) {
-    if (lock.get(() -> units.releaseAnnounced(unit))) {
+  /**
+   * A release announced by the store: a round at once if this member waits for the unit. A grant of a push handoff
+   * to this member's current session starts the unit here, without a store call, if it is wanted and the lease is
+   * valid ({@link Reconciler#granted}: a stale or reordered announcement is ignored); a grant it does not want is
+   * given back by the loop. Grants to another member or session are ignored.
+   */
+  private void onReleased(String message) {
+    if (!Handoff.isGrant(message)) {
+      if (lock.get(() -> units.releaseAnnounced(message))) {
+        wake();
+      }
+      return;
+    }
+    if (!message.contains("|" + memberId + "|")) {
+      return; // a grant to another member: not worth the state lock (every member hears every grant)
+    }
+    UnitOwner grant = lock.get(() -> {
+      if (!lease.held()) {
+        return null;
+      }
+      UnitOwner g = Handoff.grantTo(message, memberId, session.sessionLocked()).orElse(null);
+      if (g == null) {
+        return null;
+      }
+      boolean mayRun = running.getAsBoolean() && lease.valid();
+      Reconciler.Claimed c = units.granted(g.unit(), g.token(), mayRun);
+      if (c == Reconciler.Claimed.STARTED) {
+        counters.claims.incrementAndGet();
+        counters.grants.incrementAndGet();
+        Long since = refusedSince.remove(g.unit());
+        if (since != null) {
+          counters.handoffGapNanos.accept(lease.now() - since);
+        }
+        lock.signalAll();
+        events.emit(new UnitStart(g.unit(), g.token()));
+        return null;
+      }
+      return c == Reconciler.Claimed.GIVE_BACK ? g : null;
+    });
+    if (grant != null) {
+      giveBacks.add(grant);
       wake();
     }
   }

@@ -91,7 +91,12 @@ final class Reconciler {
     /** The store refused the claim (the unit has another live owner); retried later. */
     REFUSED,
     /** Granted, but the unit may not run any more: give the token back at once, never start it. */
-    GIVE_BACK
+    GIVE_BACK,
+    /**
+     * The answer names the run already owned (a push handoff's grant started it while the claim was in flight, or
+     * a late or repeated grant): nothing to do, and never a give-back (that would release a running unit).
+     */
+    KEPT
   }
 
   private final int capacity;
@@ -144,6 +149,21 @@ final class Reconciler {
   private final Set<String> announced = new LinkedHashSet<>();
   /** True from {@code flush} until the affinity goes above 0 again: nothing is claimed. */
   private boolean draining;
+  /**
+   * Unit -> the highest token of it this member started, released or gave back (kept across fences; grants to an
+   * earlier session are ignored by their session anyway). A push handoff's grant announcement with a token at or
+   * below it is stale or reordered (that run is over here, or never ran) and is ignored; a claim answered with such
+   * a token that was not started here is given back (a give-back of that very token is under way). At most one
+   * entry per unit this member owned or was granted.
+   */
+  private final Map<String, Long> seen = new HashMap<>();
+  /**
+   * Unit -> the highest token this member started (kept across fences). A run started here is never given back on
+   * a claim's answer or by the check of what the session owns: after a fence it is forgotten here while the
+   * application may still be stopping it, and only its lease may free it (found by allot-sim, seed 2701 of the
+   * main configuration: a claim sent before a grant and answered after the fence released the granted run).
+   */
+  private final Map<String, Long> started = new HashMap<>();
 
   /**
    * @param capacity          the most units owned at once
@@ -319,20 +339,73 @@ final class Reconciler {
     }
     refusedAt.remove(unit);
     refusals.remove(unit);
+    Owned had = owned.get(unit);
+    if (had != null && had.token == token.getAsLong()) {
+      return Claimed.KEPT; // started by its grant meanwhile
+    }
+    if (started.getOrDefault(unit, Long.MIN_VALUE) == token.getAsLong()) {
+      return Claimed.KEPT; // a run started here and forgotten since (fenced): it ends with the lease, never released
+    }
+    if (token.getAsLong() <= seen.getOrDefault(unit, Long.MIN_VALUE)) {
+      return Claimed.GIVE_BACK; // that run was given back or released here already
+    }
+    return start(unit, token.getAsLong(), mayRun) ? Claimed.STARTED : Claimed.GIVE_BACK;
+  }
+
+  /**
+   * A push handoff granted {@code unit} to this member's current session with {@code token} (the store's release
+   * announcement; no store call). Ignored ({@link Claimed#KEPT}) if the unit is owned here (that run, or an older
+   * run still being released: the claim after its release gets the new token back) or {@code token} is at or below
+   * the highest token of the unit this session has seen (a stale or reordered announcement); else started as a
+   * granted claim is ({@link Claimed#STARTED}), or to be given back ({@link Claimed#GIVE_BACK}) if the member does
+   * not want the unit now (not in the target, held, draining, no room, or it may not run: {@code mayRun}).
+   */
+  Claimed granted(String unit, long token, boolean mayRun) {
+    if (owned.containsKey(unit) || token <= seen.getOrDefault(unit, Long.MIN_VALUE)) {
+      return Claimed.KEPT;
+    }
+    if (!lastTargetSet.contains(unit)) {
+      seen.merge(unit, token, Math::max);
+      return Claimed.GIVE_BACK;
+    }
+    refusedAt.remove(unit);
+    refusals.remove(unit);
+    return start(unit, token, mayRun) ? Claimed.STARTED : Claimed.GIVE_BACK;
+  }
+
+  /**
+   * A run of {@code unit} with {@code token} that the store says this session owns but this member does not track
+   * (a lost or late grant announcement, a claim in doubt): true if it is not tracked, now marked as given back (a
+   * later grant announcement of it is ignored), so the caller releases it; false if it is tracked or was seen.
+   */
+  boolean giveBackUntracked(String unit, long token) {
+    Owned o = owned.get(unit);
+    if ((o != null && o.token == token) || token <= seen.getOrDefault(unit, Long.MIN_VALUE)
+        || started.getOrDefault(unit, Long.MIN_VALUE) == token) {
+      return false;
+    }
+    seen.put(unit, token);
+    return true;
+  }
+
+  /** Starts {@code unit} with {@code token} if it may run and is wanted now; records the token as seen either way. */
+  private boolean start(String unit, long token, boolean mayRun) {
+    seen.merge(unit, token, Math::max);
     int c = unitCost(unit);
     if (mayRun && !draining && !owned.containsKey(unit) && !holdUntil.containsKey(unit) && ownedCost + c <= capacity) {
-      Owned o = new Owned(unit, token.getAsLong());
+      Owned o = new Owned(unit, token);
       o.cost = c;
       owned.put(unit, o);
       ownedCost += c;
+      started.merge(unit, token, Math::max);
       wanted.remove(unit);
       announced.remove(unit);
       if (!lastTargetSet.contains(unit)) {
         leaving.add(o); // a grant outside the target (the answer to an older plan): stopped by the next plan
       }
-      return Claimed.STARTED;
+      return true;
     }
-    return Claimed.GIVE_BACK;
+    return false;
   }
 
   /**
@@ -390,6 +463,7 @@ final class Reconciler {
 
   /** {@code o} was released in the store (or found not owned any more): forgets it; true if it was still here. */
   boolean released(Owned o) {
+    seen.merge(o.unit, o.token, Math::max);
     if (owned.get(o.unit) == o) {
       owned.remove(o.unit);
       ownedCost -= o.cost;

@@ -1,5 +1,6 @@
 package io.allot.worker;
 
+import io.allot.store.Handoff;
 import io.allot.store.Ownership;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -17,6 +18,11 @@ import org.slf4j.LoggerFactory;
  * confirmations ({@link #request()}), so a release never waits for the reconciliation round in progress; the rounds
  * call {@link #releaseConfirmedUnlessBusy()} (after a failed release) and the shutdown {@link #releaseConfirmed()} (to
  * finish at cancel).
+ *
+ * <p>A confirmed {@code REASSIGNED} run is handed to the member the table now gives its unit to ({@link
+ * Ownership#handOffAll}): the store grants it to that member's live session in the release's own step, and the new
+ * owner starts it on the announcement, without a claim (the push handoff); the table's owners come from the loop,
+ * read once per target read. Other stops, and units the table gives to nobody else, are plain releases.
  *
  * <p>Safety is the {@link Reconciler}'s: only CONFIRMED runs are released, each by its own token
  * (compare-and-delete in the store), with the release hold when the application released the unit. The units
@@ -42,6 +48,8 @@ final class Releaser {
   private final Reconciler units;
   private final Counters counters;
   private final Runnable wakeLoop;
+  /** The table's next owner of units (a hint; empty when unknown); thread-safe. */
+  private final java.util.function.Function<java.util.Collection<String>, Map<String, String>> newOwners;
   /** At most one pending request; thread-safe. */
   private final Wakeup requests;
   /** Held while releasing (see the class comment); the backend's, since it is held across store calls. */
@@ -59,6 +67,17 @@ final class Releaser {
    */
   Releaser(Settings settings, DividerBackend backend, Ownership ownership, StateLock lock, Reconciler units, Counters counters,
       Runnable wakeLoop) {
+    this(settings, backend, ownership, lock, units, counters, wakeLoop, u -> Map.of());
+  }
+
+  /**
+   * @param newOwners the member the table gives each of the units to (a hint; units it leaves out are just
+   *     released): each {@code REASSIGNED} unit is handed to it in the release's store step ({@link
+   *     Ownership#handOffAll}), so the next owner starts it on the announcement without a claim
+   */
+  Releaser(Settings settings, DividerBackend backend, Ownership ownership, StateLock lock, Reconciler units, Counters counters,
+      Runnable wakeLoop, java.util.function.Function<java.util.Collection<String>, Map<String, String>> newOwners) {
+    this.newOwners = newOwners;
     this.settings = settings;
     this.backend = backend;
     this.requests = new Wakeup(backend);
@@ -197,10 +216,17 @@ final class Releaser {
 
   private int releaseBatch(List<Reconciler.Owned> batch) {
     Map<String, Long> tokens = new LinkedHashMap<>();
+    List<String> reassigned = new ArrayList<>();
     for (Reconciler.Owned o : batch) {
       tokens.put(o.unit, o.token);
+      if (o.stop == StopReason.REASSIGNED) {
+        reassigned.add(o.unit);
+      }
     }
-    Set<String> released = tokens.size() == 1
+    Map<String, String> to = reassigned.isEmpty() ? Map.of() : newOwners.apply(reassigned);
+    Set<String> released = !to.isEmpty()
+        ? ownership.handOffAll(handoffs(batch, to), memberId)
+        : tokens.size() == 1
         ? (ownership.release(batch.get(0).unit, memberId, batch.get(0).token) ? tokens.keySet() : Set.of())
         : ownership.releaseAll(tokens, memberId);
     done(batch);
@@ -211,6 +237,15 @@ final class Releaser {
       }
     }
     return released.size();
+  }
+
+  /** The batch as handoffs: each REASSIGNED unit to its table owner in {@code to}, the rest plain releases. */
+  private static List<Handoff> handoffs(List<Reconciler.Owned> batch, Map<String, String> to) {
+    List<Handoff> out = new ArrayList<>(batch.size());
+    for (Reconciler.Owned o : batch) {
+      out.add(new Handoff(o.unit, o.token, o.stop == StopReason.REASSIGNED ? to.get(o.unit) : null));
+    }
+    return out;
   }
 
   private boolean releaseHeld(Reconciler.Owned o) {

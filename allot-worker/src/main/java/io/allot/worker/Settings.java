@@ -31,6 +31,7 @@ import java.util.Optional;
  * @param claimBatch       claims per round (one store round trip)
  * @param releaseHold      how long a released unit is not claimed again
  * @param shutdownGrace    how long cancel waits for SHUTDOWN stops to be confirmed
+ * @param ownershipCheck   how often the loop reads the pool's owners for runs its session owns without knowing
  */
 record Settings(
     String pool,
@@ -49,7 +50,8 @@ record Settings(
     int maxConcurrentMoves,
     int claimBatch,
     Duration releaseHold,
-    Duration shutdownGrace) {
+    Duration shutdownGrace,
+    Duration ownershipCheck) {
 
   Settings {
     if (pool == null || pool.isEmpty()) {
@@ -98,6 +100,7 @@ record Settings(
     }
     Durations.check("releaseHold", releaseHold, Duration.ZERO, Durations.MAX_HOLD);
     Durations.check("shutdownGrace", shutdownGrace, Duration.ZERO, Durations.MAX_TIMEOUT);
+    Durations.check("ownershipCheck", ownershipCheck, Durations.POSITIVE, Durations.MAX_TIMEOUT);
   }
 
   /** What is published at registration: the initial affinity, the capacity, the attributes. */
@@ -173,6 +176,26 @@ record Settings(
 
   long syncNanos() {
     return syncInterval.toNanos();
+  }
+
+  long ownCheckNanos() {
+    return ownershipCheck.toNanos();
+  }
+
+  /** The default {@code ownershipCheck}: this many sync intervals. */
+  static final int OWN_CHECK_SYNCS = 20;
+
+  /**
+   * {@value #OWN_CHECK_SYNCS} times {@code syncInterval}, at most the longest timeout; a null or non-positive
+   * interval is returned as it is, for the check of {@code syncInterval} to name.
+   */
+  static Duration defaultOwnershipCheck(Duration syncInterval) {
+    if (syncInterval == null || syncInterval.isNegative() || syncInterval.isZero()
+        || syncInterval.compareTo(Durations.MAX_TIMEOUT.dividedBy(OWN_CHECK_SYNCS)) > 0) {
+      return syncInterval == null || syncInterval.isNegative() || syncInterval.isZero() ? syncInterval
+          : Durations.MAX_TIMEOUT;
+    }
+    return syncInterval.multipliedBy(OWN_CHECK_SYNCS);
   }
 
   long holdNanos() {

@@ -3,7 +3,9 @@ package io.allot.worker;
 import io.allot.store.Store;
 import io.allot.store.Subscription;
 import io.allot.store.Topic;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The target from the distributor's table: this member's units in the distribution hash, decoded by the store's
@@ -21,6 +23,13 @@ final class TableTargets implements TargetSource {
   @Override
   public List<String> read(String memberId) {
     return store.tables().units(distribution, memberId);
+  }
+
+  @Override
+  public Map<String, String> owners() {
+    Map<String, String> out = new HashMap<>();
+    store.tables().units(distribution).forEach((member, units) -> units.forEach(u -> out.putIfAbsent(u, member)));
+    return out;
   }
 
   @Override

@@ -25,4 +25,15 @@ interface TargetSource {
    * @return the subscription, closed at shutdown
    */
   Subscription watch(Runnable onChange);
+
+  /**
+   * The member the source gives each unit to, for every unit it gives (a unit listed under two members: either), so
+   * a releasing member can hand a unit straight to its next owner ({@link io.allot.store.Ownership#handOffAll});
+   * only a hint (the store checks the member's session and lease). The default knows none (plain releases).
+   *
+   * @throws io.allot.store.StoreUnavailableException if the source cannot be read now
+   */
+  default java.util.Map<String, String> owners() {
+    return java.util.Map.of();
+  }
 }

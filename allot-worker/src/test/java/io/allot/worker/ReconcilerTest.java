@@ -354,4 +354,46 @@ class ReconcilerTest {
     assertThat(r.plan(List.of("b", "c"), true, 0).claims()).containsExactly("c");
     assertThat(r.claimed("c", OptionalLong.of(4), true, 0)).isEqualTo(Claimed.STARTED);
   }
+  @Test
+  void aGrantStartsAWantedUnitAndAStaleOrUnwantedOneDoesNot() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 4);
+    List<String> target = List.of("a", "b");
+    r.plan(target, true, 0);
+    assertThat(r.granted("a", 10, true)).isEqualTo(Claimed.STARTED);
+    assertThat(r.assigned()).containsEntry("a", 10L);
+    assertThat(r.granted("a", 10, true)).as("the same grant again").isEqualTo(Claimed.KEPT);
+    assertThat(r.claimed("a", OptionalLong.of(10), true, 0)).as("a claim in flight answered with the granted run")
+        .isEqualTo(Claimed.KEPT);
+    assertThat(r.assigned()).containsEntry("a", 10L);
+    assertThat(r.granted("x", 11, true)).as("not in the target").isEqualTo(Claimed.GIVE_BACK);
+    assertThat(r.granted("x", 11, true)).as("given back already").isEqualTo(Claimed.KEPT);
+    assertThat(r.granted("b", 12, false)).as("may not run").isEqualTo(Claimed.GIVE_BACK);
+    assertThat(r.claimed("b", OptionalLong.of(12), true, 0)).as("a claim answered with a token given back")
+        .isEqualTo(Claimed.GIVE_BACK);
+
+    // a's run is stopped and released: its grant announced again (late, reordered) is stale
+    r.plan(List.of("b"), true, 0);
+    assertThat(r.confirmStop("a", 10)).isTrue();
+    r.released(r.confirmed().get(0));
+    r.plan(target, true, 0);
+    assertThat(r.granted("a", 10, true)).as("stale").isEqualTo(Claimed.KEPT);
+    assertThat(r.assigned()).doesNotContainKey("a");
+    assertThat(r.granted("a", 13, true)).as("a newer grant").isEqualTo(Claimed.STARTED);
+    assertThat(r.giveBackUntracked("a", 13)).as("tracked").isFalse();
+    assertThat(r.giveBackUntracked("b", 14)).as("owned by this session, not tracked").isTrue();
+    assertThat(r.granted("b", 14, true)).as("its announcement after the give-back").isEqualTo(Claimed.KEPT);
+  }
+
+  @Test
+  void aRunStartedHereIsNeverGivenBackAfterAFence() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 4);
+    r.plan(List.of("a"), true, 0);
+    assertThat(r.granted("a", 10, true)).isEqualTo(Claimed.STARTED);
+    r.forgetAll(); // fenced: the application may still be stopping a's run, which only its lease may free
+    r.plan(List.of("a"), false, 0);
+    // a claim sent before the grant, answered after the fence, with the granted run's token
+    assertThat(r.claimed("a", OptionalLong.of(10), false, 0)).isEqualTo(Claimed.KEPT);
+    assertThat(r.giveBackUntracked("a", 10)).isFalse();
+    assertThat(r.granted("a", 10, true)).as("and its grant again is stale").isEqualTo(Claimed.KEPT);
+  }
 }

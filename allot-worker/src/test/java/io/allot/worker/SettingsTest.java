@@ -131,7 +131,7 @@ class SettingsTest {
   void aLeaseLongerThanTheStoresLostStateGuardIsWarnedAbout() {
     Settings s = new Settings("p", "h", "127.0.0.1", null, 0, false, 1, Integer.MAX_VALUE, java.util.Map.of(),
         Duration.ofMillis(1500), Duration.ofMillis(300), Duration.ofMillis(500), Duration.ofMillis(500), 16, 64,
-        Duration.ofSeconds(30), Duration.ofSeconds(5));
+        Duration.ofSeconds(30), Duration.ofSeconds(5), Duration.ofSeconds(10));
     assertThat(s.guardWarning(io.allot.store.Safety.defaults(false))).as("3 s covers 1.5 s").isEmpty();
     io.allot.store.Safety shortGuard = new io.allot.store.Safety(Duration.ofSeconds(1), Duration.ofMillis(200), false,
         java.util.List.of());

@@ -1,5 +1,6 @@
 package io.allot.store.postgres;
 
+import io.allot.store.Handoff;
 import io.allot.store.Ownership;
 import io.allot.store.Topic;
 import io.allot.store.UnitHold;
@@ -34,6 +35,7 @@ record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) 
     final String claimAll;
     final String release;
     final String releaseAll;
+    final String handOff;
     final String holds;
     final String owners;
     final String ownersOf;
@@ -49,6 +51,7 @@ record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) 
       claimAll = "SELECT " + s + ".claim_all(?, ?, ?, ?, ?, ?)";
       release = "SELECT " + s + ".release_unit(?, ?, ?, ?, ?, ?, ?)";
       releaseAll = "SELECT " + s + ".release_units(?, ?, ?, ?, ?, ?)";
+      handOff = "SELECT " + s + ".hand_off_units(?, ?, ?, ?, ?, ?, ?, ?, ?)";
       // the end rounded down to the ms, so a hold read right after the release never ends later than asked;
       // holds whose time has run out are deleted on the way
       holds = "WITH stale AS (DELETE FROM " + s + ".holds WHERE pool = ? AND until <= clock_timestamp()) "
@@ -143,6 +146,46 @@ record PgOwnership(PgJdbc db, PgChannels channels, Statements sql, String pool) 
       }
       return got;
     }, pool, units, member, values, channel, payloads);
+    for (String u : units) {
+      if (released.contains(u)) {
+        out.add(u);
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public Set<String> handOffAll(List<Handoff> handoffs, String member) {
+    PgMembership.checkId(member);
+    Set<String> out = new LinkedHashSet<>();
+    if (handoffs.isEmpty()) {
+      return out;
+    }
+    int n = handoffs.size();
+    String[] units = new String[n];
+    Long[] tokens = new Long[n];
+    String[] to = new String[n];
+    String[] payloads = new String[n];
+    Topic topic = Topic.releases(pool);
+    for (int i = 0; i < n; i++) {
+      Handoff h = handoffs.get(i);
+      units[i] = h.unit();
+      tokens[i] = h.token();
+      to[i] = h.to();
+      payloads[i] = channels.note(topic, h.unit()).payload();
+      if (h.to() != null) { // the longest grant message this unit can get must fit NOTIFY
+        channels.note(topic, Handoff.grantMessage(new UnitOwner(h.unit(), h.to(), Long.MAX_VALUE, Long.MAX_VALUE)));
+      }
+    }
+    PgChannels.Note prefix = channels.note(topic, "");
+    Set<String> released = db.query("hand off " + n + " units in " + pool, sql.handOff, rs -> {
+      rs.next();
+      Set<String> got = new HashSet<>();
+      for (Object u : (Object[]) rs.getArray(1).getArray()) {
+        got.add((String) u);
+      }
+      return got;
+    }, pool, units, member, tokens, to, prefix.pgChannel(), payloads, prefix.payload(), sql.guardMs);
     for (String u : units) {
       if (released.contains(u)) {
         out.add(u);

@@ -53,7 +53,9 @@ final class SchemaMigrator {
       new Migration(10, "jobs: the rate limit's bucket time read under its row lock (functions only)", "schema-v10.sql"),
       new Migration(11, "live routing weights: route_weights, route_weight_revisions", "schema-v11.sql"),
       new Migration(12, "the event history: events, event_ids", "schema-v12.sql"),
-      new Migration(13, "jobs: claim_jobs returns each job's due time (functions only)", "schema-v13.sql"));
+      new Migration(13, "jobs: claim_jobs returns each job's due time (functions only)", "schema-v13.sql"),
+      new Migration(14, "jobs: claim_jobs says when the rate limit cut a claim short (functions only)",
+          "schema-v14.sql"));
 
   static final int LATEST = MIGRATIONS.get(MIGRATIONS.size() - 1).version();
 

@@ -15,7 +15,7 @@
 -- (register); members -> keys (deregister, remove if expired); pools -> ownership -> members (claim, the owner's row
 -- FOR SHARE; a claim refused because another live session holds the unit takes no lock); members alone (renew,
 -- update member); ownership -> holds (release unit); several ownership rows in unit order, COLLATE "C" (claim_all,
--- release_units); holds alone (read holds); keys alone (list operations); task_specs -> task_spec_versions (every task
+-- release_units); pools -> ownership rows in unit order (hand_off_units); holds alone (read holds); keys alone (list operations); task_specs -> task_spec_versions (every task
 -- spec write); route_weight_revisions -> route_weights (set route weights).
 
 -- ---------------------------------------------------------------- signatures of earlier releases
@@ -635,6 +635,61 @@ BEGIN
 END
 $$;
 
+-- A planned handoff (Ownership.handOffAll): release_units() for each unit with its token, and each released unit
+-- whose p_to names another member whose session is current and whose lease is live is granted at once to that
+-- session, unless the pool waits out its lost-state guard: a new token greatest(counter + 1, store µs + 1) as in
+-- claim_all (the pool's row locked first by lock_pool, only when some unit names a member; the counter written back
+-- once), announced as p_grant_prefix || chr(1) || token|session|member|unit (Handoff.grantMessage); the others are
+-- announced as release_units() does (p_payloads). One transaction; lock order pools -> ownership (unit order,
+-- COLLATE "C"). The new owner's member row is read without a lock: a renewal in flight never revives an expired
+-- lease, and a session superseded right after leaves the unit claimable by anyone. Returns the units released (in
+-- unit order).
+CREATE OR REPLACE FUNCTION ${schema}.hand_off_units(
+    p_pool text, p_units text[], p_member text, p_tokens bigint[], p_to text[], p_channel text, p_payloads text[],
+    p_grant_prefix text, p_guard_ms bigint DEFAULT 3000)
+RETURNS text[] LANGUAGE plpgsql AS $$
+DECLARE
+  v_out        text[] := '{}';
+  v_not_before timestamptz;
+  v_counter    bigint;
+  v_session    bigint;
+  r            record;
+BEGIN
+  IF EXISTS (SELECT 1 FROM unnest(p_to) AS d (m) WHERE d.m IS NOT NULL AND d.m <> p_member) THEN
+    v_not_before := ${schema}.lock_pool(p_pool, false, p_guard_ms);
+    IF v_not_before IS NOT NULL THEN
+      v_counter := ${schema}.pool_counter(p_pool);
+    END IF;
+  END IF;
+  FOR r IN
+      SELECT x.u, x.t, x.d, x.pl FROM unnest(p_units, p_tokens, p_to, p_payloads) AS x (u, t, d, pl)
+        ORDER BY x.u COLLATE "C" LOOP
+    DELETE FROM ${schema}.ownership o
+      WHERE o.pool = p_pool AND o.unit = r.u AND o.member = p_member AND o.token = r.t;
+    CONTINUE WHEN NOT FOUND;
+    v_out := array_append(v_out, r.u);
+    v_session := NULL;
+    IF r.d IS NOT NULL AND r.d <> p_member AND v_counter IS NOT NULL AND clock_timestamp() >= v_not_before THEN
+      SELECT m.session INTO v_session FROM ${schema}.members m
+        WHERE m.pool = p_pool AND m.id = r.d AND m.lease_until > clock_timestamp();
+    END IF;
+    IF v_session IS NULL THEN
+      PERFORM pg_notify(p_channel, r.pl);
+    ELSE
+      v_counter := greatest(v_counter + 1, ${schema}.clock_micros() + 1);
+      INSERT INTO ${schema}.ownership (pool, unit, member, session, token)
+        VALUES (p_pool, r.u, r.d, v_session, v_counter);
+      PERFORM pg_notify(p_channel,
+        p_grant_prefix || chr(1) || v_counter || '|' || v_session || '|' || r.d || '|' || r.u);
+    END IF;
+  END LOOP;
+  IF v_counter IS NOT NULL THEN
+    PERFORM ${schema}.advance_counter(p_pool, v_counter);
+  END IF;
+  RETURN v_out;
+END
+$$;
+
 -- ---------------------------------------------------------------- job queues (schema version 7, tables renamed in 9)
 
 -- Locks up to p_max runnable jobs of p_queue for p_worker (JobQueue.claim): todo/failed jobs whose time has
@@ -643,12 +698,15 @@ $$;
 -- ignored instead. With a rate limit, at most the permits in the queue's bucket (its row locked only then, so
 -- unlimited queues never serialize their claimers; the bucket's time is read once its row is locked and never goes
 -- back: schema version 10). Tokens: greatest(previous + 1, store time in microseconds). Each job also comes with
--- its due time before the claim (schema version 13: the queue wait of ClaimedJob.dueAtMillis).
+-- its due time before the claim (schema version 13: the queue wait of ClaimedJob.dueAtMillis). When the bucket had
+-- fewer permits than p_max and a runnable job is left, one more row follows the jobs: t_key NULL, t_rate_limited
+-- true (schema version 14: ClaimedJobs.rateLimited, a rate-limit wait told apart from an empty queue; the check is
+-- one index probe, made only when the bucket cut the claim).
 -- Lock order: job_queues -> jobs.
 CREATE OR REPLACE FUNCTION ${schema}.claim_jobs(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
     p_margin_micros bigint)
 RETURNS TABLE (t_key text, t_data text, t_token bigint, t_attempt integer, t_max_attempts integer,
-    t_locked_until_ms bigint, t_was_due_ms bigint)
+    t_locked_until_ms bigint, t_was_due_ms bigint, t_rate_limited boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   v_now     timestamptz := clock_timestamp();
@@ -700,7 +758,7 @@ BEGIN
                 floor(extract(epoch FROM t.due_at) * 1000)::bigint AS until_ms, p.priority, p.was_due
     )
     SELECT c.key, c.data, c.lock_token, c.attempts, c.max_attempts, c.until_ms,
-           floor(extract(epoch FROM c.was_due) * 1000)::bigint
+           floor(extract(epoch FROM c.was_due) * 1000)::bigint, false
       FROM claimed c ORDER BY c.priority DESC, c.was_due, c.key;
     GET DIAGNOSTICS v_claimed = ROW_COUNT;
   ELSE
@@ -709,6 +767,14 @@ BEGIN
   IF v_rate > 0 THEN
     UPDATE ${schema}.job_queues q SET permits = v_permits - v_claimed, refilled_at = v_refilled
      WHERE q.queue = p_queue;
+    -- the jobs just claimed are locked until v_now + ttl, so a runnable one found now was left for want of a permit
+    IF v_allowed < p_max AND EXISTS (
+        SELECT 1 FROM ${schema}.jobs t
+         WHERE t.queue = p_queue AND t.status < 50 AND t.due_at <= v_now
+           AND (t.status <> 30 OR t.due_at <= v_now - p_margin_micros * interval '1 microsecond')) THEN
+      RETURN QUERY SELECT NULL::text, NULL::text, NULL::bigint, NULL::integer, NULL::integer, NULL::bigint,
+          NULL::bigint, true;
+    END IF;
   END IF;
 END
 $$;

@@ -1,6 +1,7 @@
 package io.allot.store.redis;
 
 import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobOutcome;
@@ -75,17 +76,19 @@ final class RedisJobQueue implements JobQueue {
   }
 
   @Override
-  public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
+  public ClaimedJobs claim(String worker, int max, Duration lockTtl) {
     long ttl = JobLimits.checkClaim(worker, max, lockTtl);
     List<Object> flat = redis.run("claim jobs in queue " + name, JobScripts.CLAIM, ScriptOutputType.MULTI, keys,
         worker, Integer.toString(max), Long.toString(ttl), marginMicros, Integer.toString(MOVE_LIMIT));
+    // seven elements per job, then the rate-limit flag
     List<ClaimedJob> out = new ArrayList<>(flat.size() / 7);
     for (int i = 0; i + 6 < flat.size(); i += 7) {
       out.add(new ClaimedJob((String) flat.get(i), (String) flat.get(i + 1), Long.parseLong((String) flat.get(i + 2)),
           Integer.parseInt((String) flat.get(i + 3)), Integer.parseInt((String) flat.get(i + 4)),
           Long.parseLong((String) flat.get(i + 5)), Long.parseLong((String) flat.get(i + 6))));
     }
-    return out;
+    boolean limited = flat.size() % 7 == 1 && "1".equals(flat.get(flat.size() - 1));
+    return ClaimedJobs.of(out, limited);
   }
 
   @Override

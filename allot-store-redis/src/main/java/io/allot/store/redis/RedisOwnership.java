@@ -1,5 +1,6 @@
 package io.allot.store.redis;
 
+import io.allot.store.Handoff;
 import io.allot.store.Ownership;
 import io.allot.store.Topic;
 import io.allot.store.UnitHold;
@@ -103,6 +104,34 @@ final class RedisOwnership extends PoolScoped implements Ownership {
     List<Object> released = redis.run("release " + tokens.size() + " units in " + pool, Scripts.RELEASE_ALL,
         ScriptOutputType.MULTI, keys, args);
     for (Object u : released) {
+      out.add((String) u);
+    }
+    return out;
+  }
+
+  @Override
+  public Set<String> handOffAll(List<Handoff> handoffs, String member) {
+    Args.memberId(member);
+    Set<String> out = new LinkedHashSet<>();
+    if (handoffs.isEmpty()) {
+      return out;
+    }
+    String[] args = new String[3 + 3 * handoffs.size()];
+    args[0] = member;
+    args[1] = Topic.releases(pool).channel();
+    args[2] = guardArg();
+    int i = 3;
+    for (Handoff h : handoffs) {
+      args[i++] = h.unit();
+      args[i++] = Long.toString(h.token());
+      args[i++] = h.to() == null ? "" : h.to();
+    }
+    String[] keys = redis.sameSlot("hand off in pool '" + pool + "'", pool, RedisKeys.members(pool),
+        RedisKeys.ownership(pool), RedisKeys.counter(pool), RedisKeys.guard(pool));
+    List<Object> result = redis.run("hand off " + handoffs.size() + " units in " + pool, Scripts.HAND_OFF,
+        ScriptOutputType.MULTI, keys, args);
+    reportGuard((String) result.get(0), (String) result.get(1));
+    for (Object u : result.subList(2, result.size())) {
       out.add((String) u);
     }
     return out;

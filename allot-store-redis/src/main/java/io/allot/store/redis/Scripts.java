@@ -57,6 +57,8 @@ final class Scripts {
   static final Script RELEASE_UNIT = Script.load("membership/release_unit.lua", MEMBERSHIP);
   /** KEYS ownership. */
   static final Script RELEASE_ALL = Script.load("membership/release_all.lua", MEMBERSHIP);
+  /** KEYS members, ownership, counter, guard. */
+  static final Script HAND_OFF = Script.load("membership/hand_off.lua", MEMBERSHIP);
   /** KEYS holds. */
   static final Script HOLDS = Script.load("membership/holds.lua", MEMBERSHIP);
   /** KEYS members, ownership. */
@@ -65,5 +67,5 @@ final class Scripts {
   /** Every script of this index, for preloading. */
   static final List<Script> ALL = List.of(ADD_IF_ABSENT, REMOVE_FROM_LIST, REPLACE_LIST, ACQUIRE, RENEW, RELEASE,
       PUBLISH, PUBLISH_CHANGES, REGISTER, RENEW_MEMBER, UPDATE_MEMBER, DEREGISTER, CLAIM_ALL, RELEASE_UNIT, RELEASE_ALL,
-      HOLDS, VALID_TOKEN);
+      HAND_OFF, HOLDS, VALID_TOKEN);
 }

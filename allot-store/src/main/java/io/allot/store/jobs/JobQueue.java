@@ -57,14 +57,16 @@ public interface JobQueue {
   /**
    * Locks up to {@code max} runnable jobs for {@code worker}, highest priority first, then earliest due: jobs
    * {@code TODO} or {@code FAILED} whose time has come, and {@code PROCESSING} ones whose lock expired at least the
-   * clock margin ago. Fewer (even none) when the queue's rate limit has fewer permits.
+   * clock margin ago. Fewer (even none) when the queue's rate limit has fewer permits: then the answer says so
+   * ({@link ClaimedJobs#rateLimited()}) if a runnable job was left behind, so a caller can tell a rate-limit wait
+   * from an empty queue.
    *
    * @param worker  who locks them (kept for inspection), non-empty
    * @param max     at most this many (1 to {@link JobLimits#MAX_BATCH})
    * @param lockTtl how long the lock lasts unless extended (at least 1 ms)
-   * @return the locked jobs, each with its token and attempt number
+   * @return the locked jobs, each with its token and attempt number, and whether the rate limit cut the claim short
    */
-  List<ClaimedJob> claim(String worker, int max, Duration lockTtl);
+  ClaimedJobs claim(String worker, int max, Duration lockTtl);
 
   /**
    * Extends the lock of a job this token holds to {@code lockTtl} from now (store time). A long handler calls it

@@ -1,6 +1,7 @@
 package io.allot.store.memory;
 
 import io.allot.store.jobs.ClaimedJob;
+import io.allot.store.jobs.ClaimedJobs;
 import io.allot.store.jobs.Job;
 import io.allot.store.jobs.JobLimits;
 import io.allot.store.jobs.JobOutcome;
@@ -149,7 +150,7 @@ public final class MemoryJobQueues {
     }
 
     @Override
-    public List<ClaimedJob> claim(String worker, int max, Duration lockTtl) {
+    public ClaimedJobs claim(String worker, int max, Duration lockTtl) {
       long ttl = JobLimits.checkClaim(worker, max, lockTtl);
       synchronized (lock) {
         QueueState q = state();
@@ -161,12 +162,17 @@ public final class MemoryJobQueues {
         }
         List<Row> picked = new ArrayList<>();
         List<Row> expiredLast = new ArrayList<>();
+        boolean leftForPermits = false; // a runnable job the bucket's permits kept from this claim
         for (Row r : q.open) {
-          if (picked.size() >= allowed) {
-            break;
+          if (picked.size() >= allowed && allowed == max) {
+            break; // all asked for: no need to look further
           }
           if (!runnable(r, now)) {
             continue;
+          }
+          if (picked.size() >= allowed) {
+            leftForPermits = true; // the bucket had fewer permits than asked and this runnable job is left
+            break;
           }
           if (r.status == JobStatus.PROCESSING && r.attempts >= r.maxAttempts) {
             expiredLast.add(r);
@@ -198,7 +204,7 @@ public final class MemoryJobQueues {
         if (q.rate > 0) {
           q.permits -= out.size();
         }
-        return out;
+        return ClaimedJobs.of(out, leftForPermits);
       }
     }
 

@@ -1,5 +1,6 @@
 package io.allot.store.memory;
 
+import io.allot.store.Handoff;
 import io.allot.store.Ownership;
 import io.allot.store.Topic;
 import io.allot.store.UnitHold;
@@ -96,6 +97,34 @@ final class MemoryOwnership extends MemoryPoolView implements Ownership {
           out.add(unit);
         }
       });
+      return out;
+    }
+  }
+
+  @Override
+  public Set<String> handOffAll(List<Handoff> handoffs, String member) {
+    MemoryState.checkId(member);
+    synchronized (s.lock) {
+      Set<String> out = new LinkedHashSet<>();
+      for (Handoff h : handoffs) {
+        Map<String, MemoryState.Own> owns = s.ownership.get(pool);
+        MemoryState.Own o = owns == null ? null : owns.get(h.unit());
+        if (o == null || !o.member().equals(member) || o.token() != h.token()) {
+          continue;
+        }
+        owns.remove(h.unit());
+        out.add(h.unit());
+        MemoryState.Reg to = h.to() == null || h.to().equals(member) ? null
+            : s.registrations.getOrDefault(pool, Map.of()).get(h.to());
+        if (to != null && s.currentReg(pool, h.to(), to.session()) != null
+            && s.nanos() - s.guardNotBefore(pool) >= 0) {
+          long token = s.nextCounter(pool);
+          owns.put(h.unit(), new MemoryState.Own(h.to(), to.session(), token));
+          s.announce(Topic.releases(pool), Handoff.grantMessage(new UnitOwner(h.unit(), h.to(), to.session(), token)));
+        } else {
+          s.announce(Topic.releases(pool), h.unit());
+        }
+      }
       return out;
     }
   }

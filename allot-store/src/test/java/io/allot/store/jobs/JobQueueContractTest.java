@@ -400,6 +400,36 @@ public abstract class JobQueueContractTest {
   }
 
   /**
+   * A claim the rate limit cut short says so ({@link ClaimedJobs#rateLimited()}); one that found nothing more
+   * runnable does not, even with an empty bucket, nor does one that got all it asked for: the worker counts
+   * rate-limit waits apart from an empty queue ({@code allot.jobs.rate.limited}).
+   */
+  @Test
+  void aRateLimitedClaimSaysSoAndAnEmptyQueueDoesNot() {
+    q.enqueue(jobs("k", 5));
+    q.limitRate(1); // the bucket starts empty and holds at most one permit
+    ClaimedJobs cut = q.claim("w", 5, LONG);
+    assertThat(cut).hasSizeLessThanOrEqualTo(1);
+    assertThat(cut.rateLimited()).as("5 runnable jobs, at most 1 permit: %s", cut).isTrue();
+    q.limitRate(0);
+    ClaimedJobs all = q.claim("w", 5, LONG);
+    assertThat(all).hasSize(5 - cut.size());
+    assertThat(all.rateLimited()).as("no limit").isFalse();
+    ClaimedJobs none = q.claim("w", 5, LONG);
+    assertThat(none).isEmpty();
+    assertThat(none.rateLimited()).as("an empty queue without a limit").isFalse();
+    q.limitRate(1); // an empty bucket again (for a second), and nothing runnable
+    ClaimedJobs emptyQueue = q.claim("w", 5, LONG);
+    assertThat(emptyQueue).isEmpty();
+    assertThat(emptyQueue.rateLimited()).as("an empty queue with an empty bucket").isFalse();
+    q.limitRate(0);
+    q.enqueue(jobs("m", 2));
+    ClaimedJobs asked = q.claim("w", 2, LONG);
+    assertThat(asked).hasSize(2);
+    assertThat(asked.rateLimited()).as("got all it asked for").isFalse();
+  }
+
+  /**
    * The rate limit holds for claimers in parallel (64 threads, each through the store under test's own clients, for
    * {@code allot.ratelimit.seconds}, 10 s by default): the bucket starts empty, refills at the rate and holds at most
    * one second of permits, so every claim of the run together takes at most {@code rate × elapsed + burst}. (The

@@ -4,7 +4,9 @@
 -- Takes permits from the rate bucket (if the queue has a rate), moves the due delayed jobs and the locks expired by
 -- the margin into ready, then locks ready's first jobs: a PROCESSING one on its last attempt becomes IGNORED instead
 -- (and takes no permit). Returns key, data, token, attempt, max attempts, locked until (ms), due before the claim
--- (ms) for each locked job, flat, all as text.
+-- (ms) for each locked job, flat, all as text, then one more element: '1' if the rate limit cut the claim short
+-- (the bucket had fewer permits than asked and a runnable job is left: ready, a due delayed job or an expired lock),
+-- else '0' (ClaimedJobs.rateLimited).
 
 local now = now_us()
 local worker, max, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -14,6 +16,7 @@ local rate, permits = bucket(now)
 if rate > 0 then allowed = math.min(max, math.floor(permits)) end
 local out = {}
 local claimed = 0
+local need = allowed
 if allowed > 0 then
   local due = redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', fmt(now), 'LIMIT', 0, limit)
   for _, key in ipairs(due) do
@@ -27,7 +30,6 @@ if allowed > 0 then
     if r and r.s == 30 then redis.call('ZADD', K_READY, -r.p, member(key, r)) end
   end
   zrem_all(K_LOCKS, expired)
-  local need = allowed
   while need > 0 do
     local ms = redis.call('ZRANGE', K_READY, 0, need - 1)
     if #ms == 0 then break end
@@ -84,8 +86,17 @@ if allowed > 0 then
     claimed = claimed + #taken
   end
 end
+local limited = '0'
+if rate > 0 and allowed < max and need <= 0 then
+  if redis.call('ZCARD', K_READY) > 0
+      or #redis.call('ZRANGEBYSCORE', K_DELAYED, '-inf', fmt(now), 'LIMIT', 0, 1) > 0
+      or #redis.call('ZRANGEBYSCORE', K_LOCKS, '-inf', fmt(now - margin), 'LIMIT', 0, 1) > 0 then
+    limited = '1'
+  end
+end
 if rate > 0 then
   redis.call('HSET', K_RATE, 'permits', string.format('%.17g', permits - claimed), 'refilled', fmt(now))
 end
 flush_counts()
+out[#out + 1] = limited
 return out
