@@ -123,7 +123,8 @@ class SettingsTest {
         .isGreaterThanOrEqualTo(Duration.ofMillis(400));
     assertThat(valid().build()).isNotNull();
     Settings s = new Settings("p", "h", "127.0.0.1", null, 0, false, 1, Integer.MAX_VALUE, java.util.Map.of(), ttl,
-        renew, margin, Divider.DEFAULT_SYNC_INTERVAL, 16, 64, Duration.ofSeconds(30), Duration.ofSeconds(5));
+        renew, margin, Divider.DEFAULT_SYNC_INTERVAL, 16, 64, Duration.ofSeconds(30), Duration.ofSeconds(5),
+        Duration.ofSeconds(10));
     assertThat(s.guardWarning(safety)).as("the default guard covers the default lease").isEmpty();
   }
 
