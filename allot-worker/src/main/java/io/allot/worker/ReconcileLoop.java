@@ -90,6 +90,13 @@ final class ReconcileLoop {
   private final Set<String> inDoubt = new LinkedHashSet<>();
   /** Grants this member does not want, to release (by the loop thread); thread-safe. */
   private final ConcurrentLinkedQueue<UnitOwner> giveBacks = new ConcurrentLinkedQueue<>();
+  /**
+   * Grants of units outside the target read last ({@link Reconciler.Claimed#DEFER}), with the lease generation they
+   * came in: decided after the next target read. Thread-safe queue: the release listener adds, the loop drains.
+   */
+  private final ConcurrentLinkedQueue<DeferredGrant> deferredGrants = new ConcurrentLinkedQueue<>();
+
+  private record DeferredGrant(UnitOwner grant, long generation) {}
   /** The loop thread's: when the last check of what this session owns ran ({@link LeaseDeadline#now()}). */
   private long lastOwnCheckNanos;
   /** The loop thread's: runs the last check found owned by this session but not tracked (released if seen again). */
@@ -238,13 +245,19 @@ final class ReconcileLoop {
     boolean changed = targetChanged.getAndSet(false);
     long now = lease.now();
     List<String> target;
+    List<DeferredGrant> deferred = new ArrayList<>();
     if (!changed && lastTarget != null && subscriptions != null
         && (continuing || now - lastTargetReadNanos < settings.syncNanos())) {
       target = lastTarget;
     } else {
+      // the grants deferred so far were announced before this read, so it is at least as new as their table
+      for (DeferredGrant d; (d = deferredGrants.poll()) != null; ) {
+        deferred.add(d);
+      }
       try {
         target = targets.read(memberId);
       } catch (RuntimeException e) {
+        deferredGrants.addAll(deferred);
         targetChanged.set(true); // read it again next round
         throw e;
       }
@@ -254,7 +267,23 @@ final class ReconcileLoop {
     }
     Reconciler.Plan plan = lock.get(() -> {
       if (term.generation() != lease.generation() || !running.getAsBoolean()) {
-        return null;
+        return null; // deferred grants of an earlier generation are dropped: never started, freed by that lease
+      }
+      if (!deferred.isEmpty()) {
+        units.target(target);
+        boolean mayRun = running.getAsBoolean() && lease.valid();
+        for (DeferredGrant d : deferred) {
+          if (d.generation() != term.generation()) {
+            continue; // an earlier session's grant: never started here; its lease frees it
+          }
+          UnitOwner g = d.grant();
+          Reconciler.Claimed c = units.granted(g.unit(), g.token(), mayRun, true);
+          if (c == Reconciler.Claimed.STARTED) {
+            startedByGrant(g);
+          } else if (c == Reconciler.Claimed.GIVE_BACK) {
+            giveBacks.add(g);
+          }
+        }
       }
       Reconciler.Plan p = units.plan(target, lease.valid(), lease.now());
       p.stops().forEach(events::emit);
@@ -502,16 +531,17 @@ final class ReconcileLoop {
         return null;
       }
       boolean mayRun = running.getAsBoolean() && lease.valid();
-      Reconciler.Claimed c = units.granted(g.unit(), g.token(), mayRun);
+      Reconciler.Claimed c = units.granted(g.unit(), g.token(), mayRun, false);
       if (c == Reconciler.Claimed.STARTED) {
-        counters.claims.incrementAndGet();
-        counters.grants.incrementAndGet();
-        Long since = refusedSince.remove(g.unit());
-        if (since != null) {
-          counters.handoffGapNanos.accept(lease.now() - since);
-        }
-        lock.signalAll();
-        events.emit(new UnitStart(g.unit(), g.token()));
+        startedByGrant(g);
+        return null;
+      }
+      if (c == Reconciler.Claimed.DEFER) {
+        // outside the target read last, which may be older than the old owner's table (a joining member hears
+        // its grants before its own read): kept, decided after the next read
+        deferredGrants.add(new DeferredGrant(g, lease.generation()));
+        targetChanged.set(true);
+        wake();
         return null;
       }
       return c == Reconciler.Claimed.GIVE_BACK ? g : null;
@@ -520,6 +550,18 @@ final class ReconcileLoop {
       giveBacks.add(grant);
       wake();
     }
+  }
+
+  /** A grant started {@code g}'s unit: counted and announced. Under the state lock. */
+  private void startedByGrant(UnitOwner g) {
+    counters.claims.incrementAndGet();
+    counters.grants.incrementAndGet();
+    Long since = refusedSince.remove(g.unit());
+    if (since != null) {
+      counters.handoffGapNanos.accept(lease.now() - since);
+    }
+    lock.signalAll();
+    events.emit(new UnitStart(g.unit(), g.token()));
   }
 
   private void subscribe() {

@@ -96,7 +96,13 @@ final class Reconciler {
      * The answer names the run already owned (a push handoff's grant started it while the claim was in flight, or
      * a late or repeated grant): nothing to do, and never a give-back (that would release a running unit).
      */
-    KEPT
+    KEPT,
+    /**
+     * A grant of a unit outside the target read last, which may be older than the old owner's (a joining member
+     * hears its grants before its own table read): kept owned, not started, and decided again
+     * ({@link #granted(String, long, boolean, boolean)} with a fresh target) once the loop has read the target again.
+     */
+    DEFER
   }
 
   private final int capacity;
@@ -200,6 +206,19 @@ final class Reconciler {
   }
 
   /**
+   * Takes {@code target} as the target (what {@link #plan} does first), so that grants deferred before it was read
+   * can be decided against it before the round plans.
+   */
+  void target(List<String> target) {
+    if (target != lastTarget) { // the loop passes the same list again until it reads the target again
+      lastTargetSet = new LinkedHashSet<>(target);
+      lastTarget = target;
+      wantStale = true;
+      leavingStale = true;
+    }
+  }
+
+  /**
    * One reconciliation round against {@code target}: marks the stops (RUNNING &rarr; STOPPING) and picks the claims.
    *
    * @param target     the units this member should own, in order (duplicates are ignored); never changed after the
@@ -208,12 +227,7 @@ final class Reconciler {
    * @param now        the nano clock
    */
   Plan plan(List<String> target, boolean leaseValid, long now) {
-    if (target != lastTarget) { // the loop passes the same list again until it reads the target again
-      lastTargetSet = new LinkedHashSet<>(target);
-      lastTarget = target;
-      wantStale = true;
-      leavingStale = true;
-    }
+    target(target);
     Set<String> targetSet = lastTargetSet;
     if (holdUntil.entrySet().removeIf(e -> now - e.getValue() >= 0 || !targetSet.contains(e.getKey()))) {
       wantStale = true;
@@ -361,10 +375,21 @@ final class Reconciler {
    * not want the unit now (not in the target, held, draining, no room, or it may not run: {@code mayRun}).
    */
   Claimed granted(String unit, long token, boolean mayRun) {
+    return granted(unit, token, mayRun, true);
+  }
+
+  /**
+   * {@link #granted(String, long, boolean)}; a grant outside the target is {@link Claimed#DEFER deferred} unless
+   * {@code targetFresh} (the target was read after the grant was announced), then it is to be given back.
+   */
+  Claimed granted(String unit, long token, boolean mayRun, boolean targetFresh) {
     if (owned.containsKey(unit) || token <= seen.getOrDefault(unit, Long.MIN_VALUE)) {
       return Claimed.KEPT;
     }
     if (!lastTargetSet.contains(unit)) {
+      if (!targetFresh) {
+        return Claimed.DEFER;
+      }
       seen.merge(unit, token, Math::max);
       return Claimed.GIVE_BACK;
     }

@@ -384,6 +384,28 @@ class ReconcilerTest {
     assertThat(r.granted("b", 14, true)).as("its announcement after the give-back").isEqualTo(Claimed.KEPT);
   }
 
+  /**
+   * A joining member hears the old owners' grants before its own table read: a grant outside the target read last is
+   * deferred (kept, not started, not marked seen), and decided against the next target: started if the new target
+   * wants it, given back if it still does not. Before, it was given back at once, and the member claimed the unit
+   * again after its read (the join's tail in {@code bench handoff}).
+   */
+  @Test
+  void aGrantOutsideAnOldTargetWaitsForTheNextTargetRead() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 4);
+    r.plan(List.of("a"), true, 0);
+    assertThat(r.granted("b", 20, true, false)).as("the table may have moved b here").isEqualTo(Claimed.DEFER);
+    assertThat(r.granted("c", 21, true, false)).isEqualTo(Claimed.DEFER);
+    assertThat(r.assigned()).doesNotContainKeys("b", "c");
+
+    r.target(List.of("a", "b")); // the next read: b is wanted now, c is not
+    assertThat(r.granted("b", 20, true, false)).isEqualTo(Claimed.STARTED);
+    assertThat(r.granted("c", 21, true, true)).as("still not wanted after a fresh read").isEqualTo(Claimed.GIVE_BACK);
+    assertThat(r.assigned()).containsEntry("b", 20L).doesNotContainKey("c");
+    Reconciler.Plan p = r.plan(List.of("a", "b"), true, 0);
+    assertThat(p.claims()).as("b is not claimed again").doesNotContain("b");
+  }
+
   @Test
   void aRunStartedHereIsNeverGivenBackAfterAFence() {
     Reconciler r = reconciler(Integer.MAX_VALUE, 4);
