@@ -439,16 +439,29 @@ final class ReconcileLoop {
           e.toString());
       return;
     }
-    // only this thread claims: no new run can appear meanwhile
-    Map<String, Long> tracked = lock.get(() -> generation == lease.generation() ? units.assigned() : null);
-    if (tracked == null) {
+    // a grant can start a unit on the listener's thread at any time: decide and mark under the state lock
+    // (Reconciler.markGivenBack), so a grant of the same run is either started before (tracked: kept) or stale after
+    Map<String, UnitOwner> release = lock.get(() -> {
+      if (generation != lease.generation()) {
+        return null;
+      }
+      Map<String, UnitOwner> r = new HashMap<>();
+      for (String u : check) {
+        UnitOwner o = owners.get(u);
+        if (o != null && o.member().equals(memberId) && o.session() == session
+            && units.markGivenBack(u, o.token())) {
+          r.put(u, o);
+        }
+      }
+      return r;
+    });
+    if (release == null) {
       inDoubt.clear();
       return;
     }
     for (String u : check) {
-      UnitOwner o = owners.get(u);
-      if (o != null && o.member().equals(memberId) && o.session() == session
-          && !Long.valueOf(o.token()).equals(tracked.get(u))) {
+      UnitOwner o = release.get(u);
+      if (o != null) {
         try {
           if (ownership.release(u, memberId, o.token())) {
             counters.releases.incrementAndGet();
@@ -456,7 +469,7 @@ final class ReconcileLoop {
                 + " unit is not run here", settings.pool(), memberId, u, o.token());
           }
         } catch (StoreUnavailableException e) {
-          continue; // still in doubt
+          continue; // still in doubt: checked and marked again next round
         }
       }
       inDoubt.remove(u);

@@ -399,6 +399,22 @@ final class Reconciler {
   }
 
   /**
+   * A claim in doubt of {@code unit} was applied with {@code token} and this member does not run it: true if that
+   * run is neither tracked nor was ever started here, and then it is marked given back (a grant announcement of it,
+   * even one deferred or on its way, is ignored from now on), so the caller may release it; repeatable, for a
+   * release that did not reach the store. Push handoffs start units on the listener's thread, so this check and the
+   * mark must be one step under the state lock: a grant started before it is tracked, one after it is stale.
+   */
+  boolean markGivenBack(String unit, long token) {
+    Owned o = owned.get(unit);
+    if ((o != null && o.token == token) || started.getOrDefault(unit, Long.MIN_VALUE) == token) {
+      return false;
+    }
+    seen.merge(unit, token, Math::max);
+    return true;
+  }
+
+  /**
    * A run of {@code unit} with {@code token} that the store says this session owns but this member does not track
    * (a lost or late grant announcement, a claim in doubt): true if it is not tracked, now marked as given back (a
    * later grant announcement of it is ignored), so the caller releases it; false if it is tracked or was seen.

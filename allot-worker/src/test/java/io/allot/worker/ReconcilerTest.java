@@ -406,6 +406,26 @@ class ReconcilerTest {
     assertThat(p.claims()).as("b is not claimed again").doesNotContain("b");
   }
 
+  /**
+   * Settling a claim in doubt releases a run the session owns but does not run; a grant of that very run can start it
+   * on the listener's thread at any time. The check and the mark are one step: a grant started first is never
+   * released, and a grant after the mark (also a deferred one) is ignored. allot-sim seed 7013 (6001-7500 x 5,000
+   * steps, with deferred grants) found the release of a granted run that then started.
+   */
+  @Test
+  void aClaimInDoubtIsReleasedOnlyIfItsRunWasNeverStartedAndItsGrantIsIgnoredAfter() {
+    Reconciler r = reconciler(Integer.MAX_VALUE, 4);
+    r.plan(List.of("a", "b"), true, 0);
+    assertThat(r.granted("a", 30, true, false)).isEqualTo(Claimed.STARTED);
+    assertThat(r.markGivenBack("a", 30)).as("started by its grant first: never released").isFalse();
+
+    assertThat(r.markGivenBack("b", 31)).isTrue();
+    assertThat(r.markGivenBack("b", 31)).as("again, after a release that did not reach the store").isTrue();
+    assertThat(r.granted("b", 31, true, false)).as("its grant after the mark").isEqualTo(Claimed.KEPT);
+    assertThat(r.granted("b", 31, true, true)).isEqualTo(Claimed.KEPT);
+    assertThat(r.assigned()).containsOnlyKeys("a");
+  }
+
   @Test
   void aRunStartedHereIsNeverGivenBackAfterAFence() {
     Reconciler r = reconciler(Integer.MAX_VALUE, 4);

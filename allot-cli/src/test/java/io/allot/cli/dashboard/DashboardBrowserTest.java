@@ -81,10 +81,14 @@ class DashboardBrowserTest {
     });
   }
 
+  /** Types {@code text} into the field, again if the live page re-rendered it meanwhile (a stale element). */
   void type(String css, String text) {
-    WebElement e = browser.findElement(By.cssSelector(css));
-    e.clear();
-    e.sendKeys(text);
+    await().until(() -> {
+      WebElement e = browser.findElement(By.cssSelector(css));
+      e.clear();
+      e.sendKeys(text);
+      return text.equals(browser.findElement(By.cssSelector(css)).getAttribute("value"));
+    });
   }
 
   void useToken(String token) {
@@ -103,10 +107,13 @@ class DashboardBrowserTest {
   @Test
   void thePageLoadsWithoutConsoleErrorsAndShowsTheLiveMembers() throws Exception {
     await().until(() -> all("[data-testid=member-row][data-up=true]").size() == 3);
-    String members = text("#members-table");
-    assertThat(members).contains("v1.0", "v1.1", "v1.2", "zone-a", "zone-b", "team=ui");
+    // the page re-renders live: each read retried until it holds (a row found may be stale by its read)
+    await().until(() -> text("#members-table"), members -> members.contains("v1.0") && members.contains("v1.1")
+        && members.contains("v1.2") && members.contains("zone-a") && members.contains("zone-b")
+        && members.contains("team=ui"));
     assertThat(all("[data-testid=pool-row][data-pool='" + allot.pool + "']")).hasSize(1);
-    assertThat(all("[data-testid=member-row][data-up=true] .lease-countdown")).allMatch(e -> e.getText().matches("\\d+\\.\\d s|renewing"));
+    await().until(() -> all("[data-testid=member-row][data-up=true] .lease-countdown").stream()
+        .allMatch(e -> e.getText().matches("\\d+\\.\\d s|renewing")));
     // a section whose route this build lacks says so instead of breaking
     String[][] sections = {{"#table-section", "/pools/{pool}/table"}, {"#queues-section", "/queues"},
         {"#weights-section", "/pools/{pool}/weights"}, {"#events-section", "/events"},
@@ -131,7 +138,8 @@ class DashboardBrowserTest {
     String id = extra.ready();
     String ofIt = "[data-testid=unit-row][data-member='" + id + "']";
     await().until(() -> !all(ofIt).isEmpty());
-    List<String> itsUnits = all(ofIt).stream().map(e -> e.getAttribute("data-unit")).toList();
+    List<String> itsUnits = await().until(() -> all(ofIt).stream().map(e -> e.getAttribute("data-unit")).toList(),
+        l -> !l.isEmpty());
     extra.process().destroyForcibly();
     extra.process().waitFor(20, TimeUnit.SECONDS);
     // its units go to the others, on the page, without a reload

@@ -131,8 +131,12 @@ class DevDashboardBrowserTest {
     selectPool(NAMES.workerPool());
     waitFor().until(d -> all("[data-testid=unit-row]").size() == 12
         && all("[data-testid=unit-row][data-member='']").isEmpty());
-    Map<String, String> before = new HashMap<>();
-    all("[data-testid=unit-row]").forEach(e -> before.put(e.getAttribute("data-unit"), e.getAttribute("data-member")));
+    // read in one wait: the page re-renders the rows live, so a row found may be stale by its attribute's read
+    Map<String, String> before = waitFor().until(d -> {
+      Map<String, String> m = new HashMap<>();
+      all("[data-testid=unit-row]").forEach(e -> m.put(e.getAttribute("data-unit"), e.getAttribute("data-member")));
+      return m.size() == 12 ? m : null;
+    });
     // the chaos stops (and later restarts) a worker: some unit shows another member, without a reload
     waitFor().until(d -> all("[data-testid=unit-row]").stream().anyMatch(e -> {
       String m = e.getAttribute("data-member");
@@ -163,7 +167,7 @@ class DevDashboardBrowserTest {
     // the bounce job fails every attempt and ends ignored: among the failures with its error
     String bounce = "[data-testid=failure-row][data-key$='-bounce']";
     waitFor().until(d -> text(bounce).contains("550 mailbox unavailable"));
-    String key = browser.findElement(By.cssSelector(bounce)).getAttribute("data-key");
+    String key = waitFor().until(d -> d.findElement(By.cssSelector(bounce)).getAttribute("data-key"));
     String stats = "/api/v1/queues/" + NAMES.queue();
     await().until(() -> dev.get(stats).body().replace(" ", "").contains("\"key\":\"" + key + "\",\"attempts\":2"));
     click(bounce + " [data-testid=job-retry]");
@@ -185,9 +189,13 @@ class DevDashboardBrowserTest {
     waitFor().until(d -> "10".equals(d.findElement(By.cssSelector(v2)).getAttribute("value"))
         && "90".equals(d.findElement(By.cssSelector("[data-testid=weight-row][data-key='v1'] [data-testid=weight-input]"))
         .getAttribute("value")));
-    WebElement input = browser.findElement(By.cssSelector(v2));
-    input.clear();
-    input.sendKeys("25");
+    // again if the live page re-rendered the field meanwhile (a stale element)
+    waitFor().until(d -> {
+      WebElement input = d.findElement(By.cssSelector(v2));
+      input.clear();
+      input.sendKeys("25");
+      return "25".equals(d.findElement(By.cssSelector(v2)).getAttribute("value"));
+    });
     click("#weights-save");
     String weights = "/api/v1/pools/" + NAMES.workerPool() + "/weights";
     await().until(() -> dev.get(weights).body().replace(" ", "").contains("\"v2\":25"));

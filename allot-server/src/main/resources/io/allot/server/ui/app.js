@@ -359,6 +359,8 @@ function jobAction(key, what) {
 async function refreshWeights(force) {
   if (!state.pool || !available('weights-section', '/pools/{pool}/weights')) return;
   if (state.weightsDirty && !force) return; // never overwrite what is being edited
+  const focused = document.activeElement;
+  if (!force && focused && focused.classList && focused.classList.contains('weight-input')) return; // nor what has the cursor
   const w = await get('/pools/' + enc(state.pool) + '/weights');
   $('#weights-version').textContent = w.version == null ? '–' : w.version;
   const tbody = $('#weights-table tbody');
