@@ -75,7 +75,7 @@ final class HandoffBench implements Callable<Integer> {
       description = "The workers' claimBatch (claims per store call). Default ${DEFAULT-VALUE}, the SDK's.")
   int claimBatch;
 
-  @Option(names = "--max-moves", paramLabel = "N", defaultValue = "16",
+  @Option(names = "--max-moves", paramLabel = "N", defaultValue = "32",
       description = "The workers' maxConcurrentMoves (stops not yet released, per member). Default ${DEFAULT-VALUE},"
           + " the SDK's.")
   int maxMoves;
@@ -103,7 +103,8 @@ final class HandoffBench implements Callable<Integer> {
       control.seedKeys().replaceList(unitsKey, unitNames);
       closeables.add(control.notifications().subscribe(Topic.releases(pool), rec::released));
       out.printf(Locale.ROOT, "handoff bench: one JVM, %d workers + 1 joining, %d units, store %s, strategy %s, worker"
-          + " settings lease 1.5 s, sync 500 ms (the defaults), maxConcurrentMoves %d, claimBatch %d; listeners stop"
+          + " settings lease " + io.allot.worker.Divider.DEFAULT_LEASE_TTL.toMillis() + " ms, sync "
+          + io.allot.worker.Divider.DEFAULT_SYNC_INTERVAL.toMillis() + " ms (the defaults), maxConcurrentMoves %d, claimBatch %d; listeners stop"
           + " and confirm at once; %d cores%n", size.workers, size.units, control.describe(), strategy.name, maxMoves, claimBatch,
           Runtime.getRuntime().availableProcessors());
       out.printf(Locale.ROOT, "baseline: one store round trip (ownersOf of one unit) p50 %.3f ms; on the idle store,"

@@ -122,7 +122,7 @@ final class WorkerCommand implements Callable<Integer> {
       description = "Full reconciliation period. Default ${DEFAULT-VALUE}.")
   String syncInterval;
 
-  @Option(names = {"-max-concurrent-moves", "--max-concurrent-moves"}, paramLabel = "N", defaultValue = "16",
+  @Option(names = {"-max-concurrent-moves", "--max-concurrent-moves"}, paramLabel = "N", defaultValue = "32",
       description = "Cap on units stopping (being handed over) at once. Default ${DEFAULT-VALUE}.")
   int maxConcurrentMoves;
 

@@ -53,7 +53,7 @@ public record AllotProperties(
    * @param renewEvery the lease renewal period; default 100ms
    * @param fenceMargin self-fence this long before the lease could expire; default 200ms
    * @param syncInterval the full reconciliation period; default 500ms
-   * @param maxConcurrentMoves the cap on units stopping (being handed over) at once; default 16
+   * @param maxConcurrentMoves the cap on units stopping (being handed over) at once; default 32
    * @param claimBatch units claimed per round, in one store round trip; default 64
    * @param shutdownGrace how long leaving waits for the units' stops to be confirmed; default 5s
    * @param drainTimeout on shutdown, how long the member drains (affinity 0, every unit handed over) before it leaves

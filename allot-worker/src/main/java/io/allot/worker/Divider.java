@@ -599,7 +599,7 @@ public final class Divider implements AutoCloseable {
     private Duration renewEvery = DEFAULT_RENEW_EVERY;
     private Duration fenceMargin = DEFAULT_FENCE_MARGIN;
     private Duration syncInterval = DEFAULT_SYNC_INTERVAL;
-    private int maxConcurrentMoves = 16;
+    private int maxConcurrentMoves = 32;
     private int claimBatch = 64;
     private Duration releaseHold = Duration.ofSeconds(30);
     private Duration shutdownGrace = Duration.ofSeconds(5);
@@ -748,7 +748,7 @@ public final class Divider implements AutoCloseable {
       return this;
     }
 
-    /** Unconfirmed {@link StopReason#REASSIGNED} stops at a time (a rebalance stops units in waves); default 16. */
+    /** Unconfirmed {@link StopReason#REASSIGNED} stops at a time (a rebalance stops units in waves); default 32. */
     public Builder maxConcurrentMoves(int maxConcurrentMoves) {
       this.maxConcurrentMoves = maxConcurrentMoves;
       return this;
