@@ -97,32 +97,29 @@ final class JobWorkerProcess {
     }
     out.println("ready");
     out.flush();
-    Thread progress = new Thread(() -> {
-      long told = 0;
-      while (!Thread.currentThread().isInterrupted()) {
-        long n = done.get();
-        if (n != told) {
-          synchronized (out) {
-            out.println("done " + n);
-            out.flush();
-          }
-          told = n;
-        }
-        try {
-          Thread.sleep(2);
-        } catch (InterruptedException e) {
-          return;
+    // the progress line every 2 ms when it changed: the parent times the run by the last job's line
+    java.util.concurrent.ScheduledExecutorService progress = java.util.concurrent.Executors
+        .newSingleThreadScheduledExecutor(r -> {
+          Thread t = new Thread(r, "progress");
+          t.setDaemon(true);
+          return t;
+        });
+    java.util.concurrent.atomic.AtomicLong told = new java.util.concurrent.atomic.AtomicLong();
+    progress.scheduleAtFixedRate(() -> {
+      long n = done.get();
+      if (told.getAndSet(n) != n) {
+        synchronized (out) {
+          out.println("done " + n);
+          out.flush();
         }
       }
-    }, "progress");
-    progress.setDaemon(true);
-    progress.start();
+    }, 2, 2, java.util.concurrent.TimeUnit.MILLISECONDS);
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     while (in.readLine() != null) {
       // runs until the bench closes our standard input
     }
-    progress.interrupt();
-    progress.join();
+    progress.shutdownNow();
+    progress.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS);
     running.close();
     synchronized (out) {
       out.println("done " + done.get());
