@@ -78,7 +78,8 @@ final class JobBench implements Callable<Integer> {
   int pollMillis;
 
   @Option(names = "--postgres", paramLabel = "URI", defaultValue = "postgresql://postgres@127.0.0.1:5432/test",
-      description = "The PostgreSQL server (schemas of the bench's own are created and dropped). Default ${DEFAULT-VALUE}.")
+      description = "The PostgreSQL server (schemas of the bench's own are created and dropped), or 'none' to skip the"
+          + " PostgreSQL part (and db-scheduler): Redis only. Default ${DEFAULT-VALUE}.")
   String postgres;
 
   @Option(names = "--redis", paramLabel = "URI", defaultValue = "redis://127.0.0.1:6379",
@@ -117,24 +118,27 @@ final class JobBench implements Callable<Integer> {
     PrintWriter out = common.out();
     runId = UUID.randomUUID().toString().substring(0, 8);
     boolean withRedis = !redis.equalsIgnoreCase("none");
+    boolean withPg = !postgres.equalsIgnoreCase("none");
     out.printf(Locale.ROOT, "queue bench: %d no-op jobs, %d processes x %d threads (each process a JVM of its own with"
         + " its own store client/connection pool and its own worker or scheduler), enqueue batches of %d, poll %d ms,"
         + " %d cores; load average %s%n", jobs, processes, threads, enqueueBatch, pollMillis, Runtime.getRuntime().availableProcessors(),
         loadAverage());
-    out.printf(Locale.ROOT, "PostgreSQL %s; Redis %s%n", PostgresUrl.parse(postgres), withRedis ? redis : "skipped");
+    out.printf(Locale.ROOT, "PostgreSQL %s; Redis %s%n", withPg ? PostgresUrl.parse(postgres) : "skipped", withRedis ? redis : "skipped");
     out.flush();
 
     List<String> schemas = new ArrayList<>();
     try {
       // 4. the physical reference first, on an idle server
-      double updates = updateRate(schemas, out);
+      double updates = withPg ? updateRate(schemas, out) : 0;
 
       // 1. allot vs db-scheduler on PostgreSQL
       String allotSchema = "qbench_" + runId + "_allot";
-      schemas.add(allotSchema);
-      Run allotPg = allotRun("allot/PostgreSQL", postgres, allotSchema, () -> pgStore(allotSchema), out);
+      if (withPg) {
+        schemas.add(allotSchema);
+      }
+      Run allotPg = withPg ? allotRun("allot/PostgreSQL", postgres, allotSchema, () -> pgStore(allotSchema), out) : null;
       Run dbs = null;
-      if (!skipDbScheduler) {
+      if (withPg && !skipDbScheduler) {
         String dbsSchema = "qbench_" + runId + "_dbs";
         schemas.add(dbsSchema);
         dbs = new DbSchedulerRun(this).run(dbsSchema, out);
@@ -143,24 +147,26 @@ final class JobBench implements Callable<Integer> {
       Run allotRedis = withRedis ? allotRun("allot/Redis", redis, null, () -> StoreOption.openUri(redis), out) : null;
 
       // 3 + 4. enqueue rate and claim latency, no workers running
-      Figures pgFigures = enqueueAndClaim("PostgreSQL", () -> pgStore(allotSchema), out);
+      Figures pgFigures = withPg ? enqueueAndClaim("PostgreSQL", () -> pgStore(allotSchema), out) : null;
       Figures redisFigures = withRedis ? enqueueAndClaim("Redis", () -> StoreOption.openUri(redis), out) : null;
 
-      JobWhatIf.Result whatIf = whatIfJobs > 0 ? new JobWhatIf(this).run(allotSchema, withRedis, out)
+      JobWhatIf.Result whatIf = whatIfJobs > 0 ? new JobWhatIf(this).run(withPg ? allotSchema : null, withRedis, out)
           : new JobWhatIf.Result(List.of(), java.util.Map.of());
 
       out.println();
       out.println("summary (load average at the end " + loadAverage() + ")");
-      out.printf(Locale.ROOT, "  reference: single-row autocommit UPDATE, 4 threads: %,.0f /s%n", updates);
-      out.printf(Locale.ROOT, "  allot/PostgreSQL end to end: %,.0f jobs/s (%.2f statements/job; %.1f%% of the"
-          + " UPDATE rate)%n", allotPg.rate(), allotPg.statementsPerJob(), 100 * allotPg.rate() / updates);
+      if (allotPg != null) {
+        out.printf(Locale.ROOT, "  reference: single-row autocommit UPDATE, 4 threads: %,.0f /s%n", updates);
+        out.printf(Locale.ROOT, "  allot/PostgreSQL end to end: %,.0f jobs/s (%.2f statements/job; %.1f%% of the"
+            + " UPDATE rate)%n", allotPg.rate(), allotPg.statementsPerJob(), 100 * allotPg.rate() / updates);
+      }
       if (dbs != null) {
         out.printf(Locale.ROOT, "  db-scheduler end to end: %,.0f jobs/s%n", dbs.rate());
         out.printf(Locale.ROOT, "  ratio allot/db-scheduler, same run: %.2f (goal >= 3.00: %s)%n",
             allotPg.rate() / dbs.rate(), allotPg.rate() >= 3 * dbs.rate() ? "met" : "NOT met");
       }
       Double pgLoop = whatIf.best().get("PostgreSQL");
-      if (pgLoop != null) {
+      if (pgLoop != null && allotPg != null) {
         out.printf(Locale.ROOT, "  allot/PostgreSQL vs the best store-level loop below (%,.0f jobs/s): %.0f%% (goal >="
             + " 70%%: %s)%n", pgLoop, 100 * allotPg.rate() / pgLoop, allotPg.rate() >= 0.7 * pgLoop ? "met" : "NOT met");
       }
@@ -174,7 +180,9 @@ final class JobBench implements Callable<Integer> {
         }
       }
       whatIf.lines().forEach(line -> out.println("  what-if " + line));
-      summary(out, pgFigures);
+      if (pgFigures != null) {
+        summary(out, pgFigures);
+      }
       if (redisFigures != null) {
         summary(out, redisFigures);
       }
@@ -343,7 +351,9 @@ final class JobBench implements Callable<Integer> {
     String queueName = "qbench-" + runId + "-enqueue";
     try (Store store = stores.open()) {
       JobQueue q = store.jobQueue(queueName);
+      JobQueue warmup = store.jobQueue(queueName + "-warmup");
       try {
+        warmUp(warmup);
         long t0 = System.nanoTime();
         for (int from = 0; from < jobs; from += enqueueBatch) {
           List<NewJob> chunk = new ArrayList<>(enqueueBatch);
@@ -373,8 +383,9 @@ final class JobBench implements Callable<Integer> {
         out.printf(Locale.ROOT, "%s enqueue: %,d jobs in batches of %d, one thread, no worker running: %,.0f"
             + " jobs/s%n", storeName, jobs, enqueueBatch, enqueueRate);
         out.printf(Locale.ROOT, "%s claim latency (claim of 1 from a queue of %,d runnable, one thread, %d calls):"
-                + " p50 %.3f ms, p99 %.3f ms; the finish after it: p50 %.3f ms, p99 %.3f ms%n", storeName, jobs, n,
-            f.claimP50(), f.claimP99(), f.finishP50(), f.finishP99());
+                + " p50 %.3f ms, p99 %.3f ms; the finish after it: p50 %.3f ms, p99 %.3f ms (after %d untimed claims and"
+                + " finishes on a queue of their own that warm this JVM up)%n", storeName, jobs, n,
+            f.claimP50(), f.claimP99(), f.finishP50(), f.finishP99(), n);
         out.flush();
         return f;
       } finally {
@@ -390,7 +401,29 @@ final class JobBench implements Callable<Integer> {
             }
           }
           purge(q);
+          purge(warmup);
         }
+      }
+    }
+  }
+
+  /**
+   * The workers run in processes of their own, so this JVM's enqueue, claim and finish code would be cold for the
+   * timed calls: as many claims and finishes as will be timed run first, untimed, on a queue of their own (the timed
+   * queue stays as fresh as before: a PostgreSQL claim walks past the index entries its queue's earlier claims left).
+   */
+  private void warmUp(JobQueue warmup) {
+    int n = Math.min(claims, jobs);
+    List<NewJob> all = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      all.add(NewJob.of("w" + i));
+    }
+    for (int from = 0; from < n; from += enqueueBatch) {
+      warmup.enqueue(all.subList(from, Math.min(n, from + enqueueBatch)));
+    }
+    for (int i = 0; i < n; i++) {
+      for (ClaimedJob j : warmup.claim("qbench-latency-warmup", 1, Duration.ofSeconds(30))) {
+        warmup.finish(j.key(), j.token());
       }
     }
   }

@@ -29,6 +29,7 @@ final class JobWhatIf {
   /** The loops' lines, and the best rate of each store (jobs/s). */
   record Result(List<String> lines, java.util.Map<String, Double> best) {}
 
+  /** Runs the loops on PostgreSQL in {@code schema} (null: not on PostgreSQL) and, if {@code withRedis}, on Redis. */
   Result run(String schema, boolean withRedis, PrintWriter out) throws Exception {
     List<String> lines = new ArrayList<>();
     java.util.Map<String, Double> best = new java.util.TreeMap<>();
@@ -36,7 +37,13 @@ final class JobWhatIf {
     out.printf(Locale.ROOT, "what-if (no worker: %d threads loop claim(b) then finish; %,d jobs each):%n",
         bench.processes * bench.threads, bench.whatIfJobs);
     int[][] cases = {{bench.threads, 0}, {4 * bench.threads, 0}, {4 * bench.threads, 1}, {64, 1}};
-    List<String> storeNames = withRedis ? List.of("PostgreSQL", "Redis") : List.of("PostgreSQL");
+    List<String> storeNames = new ArrayList<>();
+    if (schema != null) {
+      storeNames.add("PostgreSQL");
+    }
+    if (withRedis) {
+      storeNames.add("Redis");
+    }
     for (String storeName : storeNames) {
       JobBench.StoreFactory stores = storeName.equals("Redis") ? () -> StoreOption.openUri(bench.redis) : () -> bench.pgStore(schema);
       for (int[] c : cases) {

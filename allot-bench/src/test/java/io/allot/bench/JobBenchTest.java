@@ -26,6 +26,16 @@ class JobBenchTest {
   }
 
   @Test
+  void postgresNoneRunsRedisAlone() {
+    BenchRun r = BenchRun.of("jobs", "--quick", "--jobs", "300", "--claims", "20", "--postgres", "none",
+        "--redis", TestServers.redisUri());
+    assertThat(r.code()).as(r.out() + r.err()).isZero();
+    assertThat(r.out()).contains("PostgreSQL skipped", "allot/Redis: 300 jobs", "Redis claim latency",
+        "what-if Redis claim(64)", "(goal >= 50,000: ")
+        .doesNotContain("allot/PostgreSQL", "db-scheduler 16.7.1", "reference: single-row UPDATE");
+  }
+
+  @Test
   void badOptionsAreNamed() {
     BenchRun r = BenchRun.of("jobs", "--jobs", "0");
     assertThat(r.code()).isEqualTo(2);

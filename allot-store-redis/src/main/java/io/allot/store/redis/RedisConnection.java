@@ -78,18 +78,18 @@ final class RedisConnection {
         RedisClusterClient cc = RedisClusterClient.create(resources, uris);
         c = cc;
         cc.setOptions((ClusterClientOptions) options);
-        StatefulRedisClusterConnection<String, String> conn = cc.connect();
+        StatefulRedisClusterConnection<String, String> conn = cc.connect(Utf8Codec.UTF8);
         this.connection = conn;
         this.redis = conn.sync();
-        this.pubSubFactory = cc::connectPubSub;
+        this.pubSubFactory = () -> cc.connectPubSub(Utf8Codec.UTF8);
       } else {
         RedisClient rc = RedisClient.create(resources, uris.get(0));
         c = rc;
         rc.setOptions(options);
-        var conn = rc.connect();
+        var conn = rc.connect(Utf8Codec.UTF8);
         this.connection = conn;
         this.redis = conn.sync();
-        this.pubSubFactory = rc::connectPubSub;
+        this.pubSubFactory = () -> rc.connectPubSub(Utf8Codec.UTF8);
       }
     } catch (RuntimeException e) {
       shutdown(c, resources);
@@ -114,13 +114,13 @@ final class RedisConnection {
     this.client = client;
     this.borrowed = true;
     try {
-      var conn = client.connect(uri);
+      var conn = client.connect(Utf8Codec.UTF8, uri);
       this.connection = conn;
       this.redis = conn.sync();
     } catch (RuntimeException e) {
       throw new StoreUnavailableException("cannot connect to " + where + ": " + rootMessage(e), e);
     }
-    this.pubSubFactory = () -> client.connectPubSub(uri);
+    this.pubSubFactory = () -> client.connectPubSub(Utf8Codec.UTF8, uri);
     loadScripts();
     log.info("connected to {} through the application's RedisClient", where);
   }

@@ -185,6 +185,32 @@ class RedisJobQueueTest extends JobQueueContractTest {
   }
 
   /**
+   * A claim moves an expired lock into ready without taking it (a job of higher priority comes first); the old holder
+   * then finishes the job: finishAll takes it out of ready too (jobs/finish_all), so no entry is left behind, and the
+   * next claim finds nothing.
+   */
+  @Test
+  void aHolderWhoseExpiredLockWasMovedIntoReadyFinishesItAndLeavesNoEntryBehind() {
+    JobQueue q = queue(randomName());
+    q.enqueue(NewJob.of("low").withPriority(-1));
+    ClaimedJob old = q.claim("slow", 1, Duration.ofMillis(50)).get(0);
+    q.enqueue(NewJob.of("high").withPriority(5));
+    long runnableAt = old.lockedUntilMillis() + clients.store.safety().clockMargin().toMillis();
+    await().atMost(PATIENCE).until(() -> clock().timeMillis() > runnableAt);
+    ClaimedJob high = q.claim("w", 1, LONG).get(0);
+    assertThat(high.key()).isEqualTo("high");
+    String[] k = keys(q.name());
+    assertThat(clients.raw.zcard(k[3])).as("ready holds the expired lock").isEqualTo(1);
+    assertThat(q.finishAll(Map.of("low", old.token(), "high", high.token())))
+        .containsExactlyInAnyOrderEntriesOf(Map.of("low", JobOutcome.FINISHED, "high", JobOutcome.FINISHED));
+    assertThat(clients.raw.zcard(k[3])).as("ready").isZero();
+    assertThat(clients.raw.zcard(k[5])).as("locks").isZero();
+    assertThat(clients.raw.zcard(k[8])).as("done").isEqualTo(2);
+    assertThat(q.claim("w", 5, LONG)).isEmpty();
+    assertThat(q.stats(0).count(JobStatus.FINISHED)).isEqualTo(2);
+  }
+
+  /**
    * Random sequences of every operation give the same answers and leave the same jobs as the memory store's queue
    * (the reference), seed by seed. Locks are long and backoffs zero, so both clocks order the events alike.
    */
@@ -225,7 +251,26 @@ class RedisJobQueueTest extends JobQueueContractTest {
                   .add(new long[] {m.get(i).token(), r.get(i).token()});
             }
           }
-          case 4 -> assertThat(red.finish(key, tok[1])).as(at).isEqualTo(mem.finish(key, tok[0]));
+          case 4 -> {
+            if (rnd.nextBoolean()) {
+              assertThat(red.finish(key, tok[1])).as(at).isEqualTo(mem.finish(key, tok[0]));
+            } else {
+              // a batch of held, stale and never-claimed keys, as a worker's finishAll sends
+              Map<String, Long> m = new java.util.LinkedHashMap<>();
+              Map<String, Long> r = new java.util.LinkedHashMap<>();
+              for (String k : keys) {
+                List<long[]> h = tokens.getOrDefault(k, List.of());
+                if (rnd.nextInt(3) == 0) {
+                  long[] t = h.isEmpty() ? new long[] {1, 1} : h.get(rnd.nextInt(h.size()));
+                  m.put(k, t[0]);
+                  r.put(k, t[1]);
+                }
+              }
+              if (!m.isEmpty()) {
+                assertThat(red.finishAll(r)).as(at).isEqualTo(mem.finishAll(m));
+              }
+            }
+          }
           case 5 -> assertThat(red.fail(key, tok[1], "err " + step, Duration.ZERO)).as(at)
               .isEqualTo(mem.fail(key, tok[0], "err " + step, Duration.ZERO));
           case 6 -> {
@@ -252,6 +297,7 @@ class RedisJobQueueTest extends JobQueueContractTest {
         QueueStats ms = mem.stats(100);
         QueueStats rs = red.stats(100);
         assertThat(rs.counts()).as(at).isEqualTo(ms.counts());
+        assertIndexesFollowTheCounts(red.name(), rs, at);
         assertThat(rs.oldestTodoMillis().isPresent()).as(at).isEqualTo(ms.oldestTodoMillis().isPresent());
         assertThat(rs.failures()).as(at).extracting(Job::key)
             .containsExactlyInAnyOrderElementsOf(ms.failures().stream().map(Job::key).toList());
@@ -267,6 +313,25 @@ class RedisJobQueueTest extends JobQueueContractTest {
         }
       }
     }
+  }
+
+  /**
+   * The indexes of queue {@code name} hold as many members as the counts say (locks never expire in the model test,
+   * so no PROCESSING job is in ready): an index entry a script forgot to add or remove shows here.
+   */
+  private void assertIndexesFollowTheCounts(String name, QueueStats stats, String at) {
+    String[] k = keys(name);
+    long todo = stats.counts().getOrDefault(JobStatus.TODO, 0L);
+    long failed = stats.counts().getOrDefault(JobStatus.FAILED, 0L);
+    long processing = stats.counts().getOrDefault(JobStatus.PROCESSING, 0L);
+    long finished = stats.counts().getOrDefault(JobStatus.FINISHED, 0L);
+    long ignored = stats.counts().getOrDefault(JobStatus.IGNORED, 0L);
+    assertThat(clients.raw.hlen(k[0])).as(at + ": jobs").isEqualTo(todo + failed + processing + finished + ignored);
+    assertThat(clients.raw.zcard(k[3]) + clients.raw.zcard(k[4])).as(at + ": ready + delayed").isEqualTo(todo + failed);
+    assertThat(clients.raw.zcard(k[5])).as(at + ": locks").isEqualTo(processing);
+    assertThat(clients.raw.zcard(k[6])).as(at + ": todo").isEqualTo(todo);
+    assertThat(clients.raw.zcard(k[7])).as(at + ": failures").isEqualTo(failed + ignored);
+    assertThat(clients.raw.zcard(k[8])).as(at + ": done").isEqualTo(finished + ignored);
   }
 
   /**

@@ -12,6 +12,12 @@ local now = now_us()
 local worker, max, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local margin, limit = tonumber(ARGV[4]), tonumber(ARGV[5])
 local allowed = max
+-- formatted once per claim: every job it locks gets the same due, updated time and (unless its previous token is at
+-- or above now) the same token
+-- the status codes a claim may find in ready, by their text
+local CLAIMABLE = {['0'] = 0, ['20'] = 20, ['30'] = 30}
+local now_text, lock_due = fmt(now), fmt(now + ttl)
+local locked_until = fmt(math.floor((now + ttl) / 1000))
 local rate, permits = bucket(now)
 if rate > 0 then allowed = math.min(max, math.floor(permits)) end
 local out = {}
@@ -40,38 +46,40 @@ if allowed > 0 then
     local recs, locks, todo, failures, taken = {}, {}, {}, {}, {}
     for i = 1, #ms do
       local key = keys[i]
-      local r = parse(stored[i])
-      if r and r.s < 50 and member(key, r) == ms[i] then
-        if r.s == 30 and r.a >= r.m then
+      local s, a, m, p, was_due, _, tok, w = fields(stored[i])
+      -- TODO, FAILED or PROCESSING (the codes below 50), still the job of this member
+      local code = CLAIMABLE[s]
+      if code and pad17(was_due) .. key == ms[i] then
+        if code == 30 and tonumber(a) >= tonumber(m) then
+          local r = parse(stored[i])
           leave(key, r, true)
-          set_error(key, 'lock of ' .. r.w .. ' expired on the last attempt (' .. r.a .. ' of ' .. r.m .. ')')
+          set_error(key, 'lock of ' .. w .. ' expired on the last attempt (' .. a .. ' of ' .. m .. ')')
           r.s = 70
           r.upd = now
           enter(key, r, now)
         else
-          -- out of ready (above), todo or failures; an expired lock already left locks when it was moved
-          if r.s == 0 then todo[#todo + 1] = key elseif r.s == 20 then failures[#failures + 1] = key end
-          count(r.s, -1)
+          -- out of ready (above), todo or failures; an expired lock already left locks when it was moved. The new
+          -- record is copied from the stored text: only the attempt and, for a token at or above now, the token
+          -- are formatted (the lock's due, now and the token now are formatted once per claim, above)
+          if code == 0 then todo[#todo + 1] = key elseif code == 20 then failures[#failures + 1] = key end
+          count(code, -1)
           count(30, 1)
-          local was_due = r.due
-          r.s = 30
-          r.a = r.a + 1
-          r.tok = next_token(r.tok, now)
-          r.w = worker
-          r.due = now + ttl
-          r.upd = now
+          -- the token rule: previous + 1 if that is above now (previous >= now), else now
+          local token = text_le(now_text, tok) and fmt(tonumber(tok) + 1) or now_text
+          local attempt = next_count(a)
           recs[#recs + 1] = key
-          recs[#recs + 1] = record(r)
-          locks[#locks + 1] = fmt(r.due)
+          recs[#recs + 1] = '30|' .. attempt .. '|' .. m .. '|' .. p .. '|' .. lock_due .. '|' .. now_text .. '|'
+              .. token .. '|' .. worker
+          locks[#locks + 1] = lock_due
           locks[#locks + 1] = key
           taken[#taken + 1] = key
           out[#out + 1] = key
           out[#out + 1] = ''
-          out[#out + 1] = fmt(r.tok)
-          out[#out + 1] = tostring(r.a)
-          out[#out + 1] = tostring(r.m)
-          out[#out + 1] = fmt(math.floor(r.due / 1000))
-          out[#out + 1] = fmt(math.floor(was_due / 1000))
+          out[#out + 1] = token
+          out[#out + 1] = attempt
+          out[#out + 1] = m
+          out[#out + 1] = locked_until
+          out[#out + 1] = ms_text(was_due)
           need = need - 1
         end
       end

@@ -4,6 +4,7 @@
 -- Adds each key not in jobs yet (one HMGET tells which), as TODO due now + delay. Returns how many were added.
 
 local now = now_us()
+local now_text = fmt(now)
 local keys = {}
 for i = 1, #ARGV, 5 do keys[#keys + 1] = ARGV[i] end
 local present = chunked('HMGET', K_JOBS, keys)
@@ -13,22 +14,24 @@ for idx = 1, #keys do
   if not present[idx] then
     local i = idx * 5 - 4
     local key = keys[idx]
-    local r = {s = 0, a = 0, m = tonumber(ARGV[i + 3]), p = tonumber(ARGV[i + 2]),
-               due = now + tonumber(ARGV[i + 4]), upd = now, tok = 0, w = ''}
+    -- priority and max attempts arrive as canonical decimal text (Integer.toString) and are stored as they came;
+    -- a job due now (no delay) takes the time formatted once per call
+    local priority, max_attempts, delay = ARGV[i + 2], ARGV[i + 3], tonumber(ARGV[i + 4])
+    local due = delay == 0 and now_text or fmt(now + delay)
     recs[#recs + 1] = key
-    recs[#recs + 1] = record(r)
+    recs[#recs + 1] = '0|0|' .. max_attempts .. '|' .. priority .. '|' .. due .. '|' .. now_text .. '|0|'
     if ARGV[i + 1] ~= '' then
       data[#data + 1] = key
       data[#data + 1] = ARGV[i + 1]
     end
-    if r.due <= now then
-      ready[#ready + 1] = -r.p
-      ready[#ready + 1] = member(key, r)
+    if delay <= 0 then
+      ready[#ready + 1] = negated(priority)
+      ready[#ready + 1] = pad17(due) .. key
     else
-      delayed[#delayed + 1] = fmt(r.due)
+      delayed[#delayed + 1] = due
       delayed[#delayed + 1] = key
     end
-    todo[#todo + 1] = fmt(r.due)
+    todo[#todo + 1] = due
     todo[#todo + 1] = key
     added = added + 1
   end

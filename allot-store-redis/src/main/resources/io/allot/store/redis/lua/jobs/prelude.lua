@@ -44,6 +44,42 @@ local function parse(v)
           upd = tonumber(upd), tok = tonumber(tok), w = w}
 end
 local function load(key) return parse(redis.call('HGET', K_JOBS, key)) end
+-- a state record's eight fields as the text stored (status, attempts, max, priority, due, updated, token, worker),
+-- or nil if absent or unreadable: the hot paths (claim, finish_all, enqueue) copy fields as text instead of
+-- formatting numbers again, which costs a Lua script about a microsecond per number. Stored numbers are canonical
+-- decimal text (written by fmt or %d), so text equals what fmt of the parsed number gives.
+local function fields(v)
+  if not v then return nil end
+  return string.match(v, '^(%d+)|(%d+)|(%d+)|(%-?%d+)|(%d+)|(%d+)|(%d+)|(.*)$')
+end
+-- the 17-digit text of a due time given as canonical decimal text (as member's string.format('%017.0f'))
+local function pad17(d) return string.rep('0', 17 - #d) .. d end
+-- a <= b for non-negative integers given as canonical decimal text (no leading zeros): no conversion to numbers
+local function text_le(a, b)
+  if #a ~= #b then return #a < #b end
+  return a <= b
+end
+-- the text of n + 1 for a count n given as canonical text (attempts): formatted once per distinct n and script call
+local next_counts = {}
+local function next_count(n)
+  local t = next_counts[n]
+  if not t then
+    t = fmt(tonumber(n) + 1)
+    next_counts[n] = t
+  end
+  return t
+end
+-- the score text of -priority, priority given as canonical decimal text (a ready member's score)
+local function negated(priority)
+  if priority == '0' then return '0' end
+  if string.byte(priority, 1) == 45 then return string.sub(priority, 2) end -- '-'
+  return '-' .. priority
+end
+-- a time in µs given as canonical decimal text, floored to ms, as text
+local function ms_text(us)
+  if #us <= 3 then return '0' end
+  return string.sub(us, 1, -4)
+end
 local function record(r)
   return string.format('%d|%d|%d|%d|%.0f|%.0f|%.0f|', r.s, r.a, r.m, r.p, r.due, r.upd, r.tok) .. r.w
 end
