@@ -241,6 +241,8 @@ final class JobBench implements Callable<Integer> {
     try (Store producerStore = stores.open()) {
       JobQueue producer = producerStore.jobQueue(queueName);
       try (WorkerProcesses workers = new WorkerProcesses(args)) {
+        double redisCpu0 = schema == null ? redisCpuSeconds(storeUri) : Double.NaN;
+        long benchCpu0 = JobWorkerProcess.cpuNanos();
         long t0 = System.nanoTime();
         for (int from = 0; from < jobs; from += enqueueBatch) {
           List<NewJob> chunk = new ArrayList<>(enqueueBatch);
@@ -255,8 +257,10 @@ final class JobBench implements Callable<Integer> {
               + timeoutSeconds() + " s");
         }
         long t1 = System.nanoTime();
+        long benchCpu = JobWorkerProcess.cpuNanos() - benchCpu0;
+        double redisCpu = schema == null ? redisCpuSeconds(storeUri) - redisCpu0 : Double.NaN;
         long finishedInStore = producer.stats(0).count(JobStatus.FINISHED);
-        long[] sum = new long[9];
+        long[] sum = new long[10];
         for (String line : workers.stop()) {
           String[] f = line.split(" ");
           for (int k = 0; k < Math.min(sum.length, f.length); k++) {
@@ -272,6 +276,7 @@ final class JobBench implements Callable<Integer> {
         long extendCalls = sum[6];
         long finishedJobs = sum[7];
         long rejected = sum[8];
+        long workersCpu = sum[9];
         Run run = new Run(name, jobs, (enqueued - t0) / 1e9, (t1 - t0) / 1e9,
             (double) (claimCalls + finishCalls + extendCalls) / jobs);
         out.println();
@@ -291,6 +296,7 @@ final class JobBench implements Callable<Integer> {
             + " finish calls took %.0f%% of the run (summed over the processes' finish calls)%n",
             100 * claimNanos / 1e9 / (processes * run.totalSeconds()),
             100 * finishNanos / 1e9 / (processes * run.totalSeconds()));
+        cpuLine(out, redisCpu, workersCpu, benchCpu);
         out.flush();
         return run;
       } finally {
@@ -313,6 +319,48 @@ final class JobBench implements Callable<Integer> {
 
   long timeoutSeconds() {
     return Math.max(120, jobs / 200L);
+  }
+
+  /**
+   * Where the CPU went, per job: the Redis server's ({@code INFO cpu}: every client's, so only this run's on a server
+   * nothing else uses; NaN: not Redis or not readable), the worker processes' (summed, from their {@code ready}) and
+   * this process's (the enqueuing thread, mostly); with the sum, the rate all of it allows on this machine's cores if
+   * nothing else ran. This is how the bench shows what bounds an end-to-end rate on a small machine.
+   */
+  private void cpuLine(PrintWriter out, double redisCpuSeconds, long workersCpuNanos, long benchCpuNanos) {
+    double redisUs = redisCpuSeconds * 1e6 / jobs;
+    double workersUs = workersCpuNanos / 1e3 / jobs;
+    double benchUs = benchCpuNanos / 1e3 / jobs;
+    double total = (Double.isNaN(redisUs) ? 0 : redisUs) + workersUs + benchUs;
+    int cores = Runtime.getRuntime().availableProcessors();
+    out.printf(Locale.ROOT, "  CPU per job: %s, worker processes %.1f µs (summed), the enqueuing bench process %.1f µs;"
+            + " together %.1f µs: at most %,.0f jobs/s on %d cores%s%n",
+        Double.isNaN(redisUs) ? "store server not measured" : String.format(Locale.ROOT,
+            "Redis server %.1f µs (one core at most: at most %,.0f jobs/s)", redisUs, 1e6 / redisUs),
+        workersUs, benchUs, total, cores * 1e6 / total, cores, cores * 1e6 / total < 50_000 ? " (below the goal of 50,000)" : "");
+  }
+
+  /** The Redis server's CPU time so far ({@code INFO cpu}: user + system, seconds), or NaN if it cannot be read. */
+  static double redisCpuSeconds(String uri) {
+    io.lettuce.core.RedisClient client = null;
+    try {
+      client = io.lettuce.core.RedisClient.create(uri);
+      try (var conn = client.connect()) {
+        double s = 0;
+        for (String line : conn.sync().info("cpu").split("\r?\n")) {
+          if (line.startsWith("used_cpu_user:") || line.startsWith("used_cpu_sys:")) {
+            s += Double.parseDouble(line.substring(line.indexOf(':') + 1).trim());
+          }
+        }
+        return s;
+      }
+    } catch (RuntimeException e) {
+      return Double.NaN;
+    } finally {
+      if (client != null) {
+        client.shutdown();
+      }
+    }
   }
 
   /** Deletes the finished and ignored jobs of a queue (how the bench leaves Redis as it found it). */

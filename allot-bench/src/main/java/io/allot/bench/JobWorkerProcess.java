@@ -29,10 +29,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * THREADS POLL_MS BATCH} (SCHEMA {@code -} on Redis; BATCH 0 = the worker's defaults) or {@code dbs POSTGRES_URI TABLE
  * NAME THREADS POLL_MS}. Prints {@code ready} once started, then {@code done N} (jobs it completed so far) whenever
  * the count changed, at most every 2 ms; when its standard input closes it stops, prints {@code stats ...} (allot: the
- * store calls its worker made, {@link CountingQueue.Totals} in order; db-scheduler: its failures) and exits.
+ * store calls its worker made, {@link CountingQueue.Totals} in order, then the CPU time the process used since
+ * {@code ready}, in ns; db-scheduler: its failures) and exits.
  */
 final class JobWorkerProcess {
   private JobWorkerProcess() {}
+
+  /** The CPU time this process (JVM) has used so far, in ns (user + system, every thread). */
+  static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
 
   public static void main(String[] args) throws Exception {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel",
@@ -95,6 +102,7 @@ final class JobWorkerProcess {
         ds.close();
       };
     }
+    long cpuAtReady = cpuNanos();
     out.println("ready");
     out.flush();
     // the progress line every 2 ms when it changed: the parent times the run by the last job's line
@@ -127,7 +135,7 @@ final class JobWorkerProcess {
         CountingQueue.Totals t = CountingQueue.sum(List.of(counted));
         out.println("stats " + t.claimCalls() + " " + t.emptyClaims() + " " + t.claimed() + " " + t.claimNanos() + " "
             + t.finishCalls() + " " + t.finishNanos() + " " + t.extendCalls() + " " + t.finishedJobs() + " "
-            + other.get());
+            + other.get() + " " + (cpuNanos() - cpuAtReady));
       } else {
         out.println("stats " + other.get());
       }

@@ -31,7 +31,7 @@ class JobBenchTest {
         "--redis", TestServers.redisUri());
     assertThat(r.code()).as(r.out() + r.err()).isZero();
     assertThat(r.out()).contains("PostgreSQL skipped", "allot/Redis: 300 jobs", "Redis claim latency",
-        "what-if Redis claim(64)", "(goal >= 50,000: ")
+        "what-if Redis claim(64)", "(goal >= 50,000: ", "CPU per job: Redis server ", "worker processes ")
         .doesNotContain("allot/PostgreSQL", "db-scheduler 16.7.1", "reference: single-row UPDATE");
   }
 
