@@ -25,10 +25,9 @@ import java.util.OptionalLong;
 /**
  * {@link JobQueue} on PostgreSQL: the rows of table {@code jobs} (schema version 7), one statement per call.
  * {@link #claim} is the function {@code claim_jobs} ({@code FOR UPDATE SKIP LOCKED} over the partial index of open
- * jobs, the rate limit's bucket in {@code job_queues}); {@link #finishAll} and {@link #giveBack} are the functions
- * {@code finish_jobs} and {@code give_back_jobs} (one update by primary key per job); the others are plain
- * statements. Each {@code WHERE} holds the token check (and {@link #ignore}'s the rule that a finished job stays
- * finished), so a stale token changes no row. Times are {@code clock_timestamp()}. Immutable.
+ * jobs, the rate limit's bucket in {@code job_queues}); the others are plain statements whose {@code WHERE} holds
+ * the token check (and {@link #ignore}'s the rule that a finished job stays finished), so a stale token changes no
+ * row; being one statement each, they need no function in {@code functions.sql} nor a new schema version. Times are {@code clock_timestamp()}. Immutable.
  */
 final class PgJobQueue implements JobQueue {
   private static final String MS = "floor(extract(epoch FROM %s) * 1000)::bigint";
@@ -61,16 +60,15 @@ final class PgJobQueue implements JobQueue {
           + "FROM unnest(?::text[], ?::text[], ?::int[], ?::int[], ?::bigint[]) AS x(k, d, p, m, delay) "
           + "ON CONFLICT (queue, key) DO NOTHING";
       claim = "SELECT * FROM " + s + ".claim_jobs(?, ?, ?, ?, ?)";
-      // Every statement finds its rows by primary key whatever the planner believes of the table: a plan made while
-      // the table was small or its statistics stale (a queue grown from empty within seconds) took another index and
-      // read every processing row, or every row of the queue, per call (bench jobs, issue 22). `status + 0` keeps the
-      // index (queue, status, updated_at) out of these plans; the batched finish and give-back are functions that
-      // update key by key (functions.sql: finish_jobs, give_back_jobs).
-      // PostgresJobQueueTest.statementsFindTheirRowsByPrimaryKeyWhateverTheStatistics
-      String held = " WHERE queue = ? AND key = ? AND status + 0 = 30 AND lock_token = ?";
+      String held = " WHERE queue = ? AND key = ? AND status = 30 AND lock_token = ?";
       extend = "UPDATE " + t + " SET due_at = clock_timestamp() + ? * interval '1 microsecond'" + held;
       finish = "UPDATE " + t + " SET status = 50, updated_at = clock_timestamp()" + held;
-      finishAll = "SELECT * FROM " + s + ".finish_jobs(?, ?, ?)";
+      // `status + 0`: the rows are found by their primary key, one probe per key. With `status = 30` the planner
+      // took the index (queue, status, updated_at) for every processing row of the queue (and their dead versions)
+      // and compared each with every key: a finishAll of 150 took ~250 ms under a backlog (bench jobs, issue 22)
+      finishAll = "UPDATE " + t + " t SET status = 50, updated_at = clock_timestamp() "
+          + "FROM unnest(?::text[], ?::bigint[]) AS x(k, tok) "
+          + "WHERE t.queue = ? AND t.key = x.k AND t.status + 0 = 30 AND t.lock_token = x.tok RETURNING t.key";
       fail = "UPDATE " + t + " SET status = CASE WHEN attempts >= max_attempts THEN 70 ELSE 20 END, "
           + "due_at = clock_timestamp() + ? * interval '1 microsecond', last_error = ?, updated_at = clock_timestamp()"
           + held + " RETURNING status";
@@ -82,7 +80,9 @@ final class PgJobQueue implements JobQueue {
       // waited for the row is re-checked against it (never turned ignored)
       ignore = "UPDATE " + t + " SET status = 70, updated_at = clock_timestamp() WHERE queue = ? AND key = ANY (?) "
           + "AND status <> 50";
-      giveBack = "SELECT " + s + ".give_back_jobs(?, ?, ?, ?)";
+      giveBack = "UPDATE " + t + " t SET status = 0, attempts = greatest(t.attempts - 1, 0), due_at = clock_timestamp(),"
+          + " updated_at = clock_timestamp() FROM unnest(?::text[], ?::bigint[]) AS x(k, tok) "
+          + "WHERE t.queue = ? AND t.key = x.k AND t.status + 0 = 30 AND t.lock_token = x.tok AND t.locked_by = ?";
       limitRate = "SELECT " + s + ".limit_job_rate(?, ?)";
       counts = "SELECT status, count(*) FROM " + t + " WHERE queue = ? GROUP BY status";
       oldestTodo = "SELECT " + MS.formatted("min(due_at)") + " FROM " + t + " WHERE queue = ? AND status = 0";
@@ -197,9 +197,9 @@ final class PgJobQueue implements JobQueue {
     }
     return db.call("finish " + keys.length + " jobs in queue " + name, c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.finishAll)) {
-        ps.setString(1, name);
-        ps.setArray(2, c.createArrayOf("text", keys));
-        ps.setArray(3, c.createArrayOf("bigint", toks));
+        ps.setArray(1, c.createArrayOf("text", keys));
+        ps.setArray(2, c.createArrayOf("bigint", toks));
+        ps.setString(3, name);
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
             out.put(rs.getString(1), JobOutcome.FINISHED);
@@ -256,14 +256,11 @@ final class PgJobQueue implements JobQueue {
     }
     return db.call("give back " + n + " jobs in queue " + name, c -> {
       try (PreparedStatement ps = c.prepareStatement(sql.giveBack)) {
-        ps.setString(1, name);
-        ps.setString(2, worker);
-        ps.setArray(3, c.createArrayOf("text", keys));
-        ps.setArray(4, c.createArrayOf("bigint", toks));
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          return rs.getInt(1);
-        }
+        ps.setArray(1, c.createArrayOf("text", keys));
+        ps.setArray(2, c.createArrayOf("bigint", toks));
+        ps.setString(3, name);
+        ps.setString(4, worker);
+        return ps.executeUpdate();
       }
     });
   }

@@ -702,22 +702,12 @@ $$;
 -- fewer permits than p_max and a runnable job is left, one more row follows the jobs: t_key NULL, t_rate_limited
 -- true (schema version 14: ClaimedJobs.rateLimited, a rate-limit wait told apart from an empty queue; the check is
 -- one index probe, made only when the bucket cut the claim).
--- The updates find the picked rows by row id (ctid; the rows are locked, so it holds until the end of the
--- transaction): joined on the key, a plan a session cached while the table was small read every row of the queue for
--- each picked job (claims of ~500 ms instead of ~30 ms under 100,000 jobs, bench jobs, issue 22). Plans are made
--- for each call (force_custom_plan; planning takes ~0.4 ms, ~2 us per job in claims of 256): a cached generic plan
--- does not know the claim's size and estimated a tenth of the table, so it hashed the whole table to join the picked
--- row ids
--- (PostgresJobQueueTest.statementsFindTheirRowsByPrimaryKeyWhateverTheStatistics). A row another transaction
--- changed after this statement's snapshot is locked as its newest version once `picked`'s conditions hold for it
--- again (PostgreSQL re-checks them); the updates then change that version or, should they not reach it, leave the
--- job unclaimed as if another claimer had it: never claimed twice, never lost.
 -- Lock order: job_queues -> jobs.
 CREATE OR REPLACE FUNCTION ${schema}.claim_jobs(p_queue text, p_worker text, p_max integer, p_ttl_micros bigint,
     p_margin_micros bigint)
 RETURNS TABLE (t_key text, t_data text, t_token bigint, t_attempt integer, t_max_attempts integer,
     t_locked_until_ms bigint, t_was_due_ms bigint, t_rate_limited boolean)
-LANGUAGE plpgsql SET plan_cache_mode = force_custom_plan AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
   v_now     timestamptz := clock_timestamp();
   v_micros  bigint := floor(extract(epoch FROM v_now) * 1000000)::bigint;
@@ -743,7 +733,7 @@ BEGIN
   IF v_allowed > 0 THEN
     RETURN QUERY
     WITH picked AS (
-      SELECT t.ctid AS row_id, t.priority, t.due_at AS was_due
+      SELECT t.key, t.priority, t.due_at AS was_due
         FROM ${schema}.jobs t
        WHERE t.queue = p_queue AND t.status < 50 AND t.due_at <= v_now
          AND (t.status <> 30 OR t.due_at <= v_now - p_margin_micros * interval '1 microsecond')
@@ -756,14 +746,14 @@ BEGIN
              last_error = 'lock of ' || t.locked_by || ' expired on the last attempt (' || t.attempts || ' of '
                || t.max_attempts || ')'
         FROM picked p
-       WHERE t.ctid = p.row_id AND t.status = 30 AND t.attempts >= t.max_attempts
+       WHERE t.queue = p_queue AND t.key = p.key AND t.status = 30 AND t.attempts >= t.max_attempts
       RETURNING t.key
     ), claimed AS (
       UPDATE ${schema}.jobs t
          SET status = 30, attempts = t.attempts + 1, lock_token = greatest(t.lock_token + 1, v_micros),
              locked_by = p_worker, due_at = v_now + p_ttl_micros * interval '1 microsecond', updated_at = v_now
         FROM picked p
-       WHERE t.ctid = p.row_id AND NOT (t.status = 30 AND t.attempts >= t.max_attempts)
+       WHERE t.queue = p_queue AND t.key = p.key AND NOT (t.status = 30 AND t.attempts >= t.max_attempts)
       RETURNING t.key, t.data, t.lock_token, t.attempts, t.max_attempts,
                 floor(extract(epoch FROM t.due_at) * 1000)::bigint AS until_ms, p.priority, p.was_due
     )
@@ -786,47 +776,6 @@ BEGIN
           NULL::bigint, true;
     END IF;
   END IF;
-END
-$$;
-
--- Finishes the jobs of p_keys still processing under the token at the same place of p_tokens (JobQueue.finishAll)
--- and returns their keys; give_back_jobs puts back to todo those of p_worker (JobQueue.giveBack) and counts them.
--- Key by key, each an UPDATE by primary key: one UPDATE joining the keys with the table was planned from the table's
--- statistics, and with stale ones (a queue grown from empty within seconds) PostgreSQL hashed or scanned every row of
--- the queue per call (bench jobs, issue 22;
--- PostgresJobQueueTest.statementsFindTheirRowsByPrimaryKeyWhateverTheStatistics). Not by row id either: a row
--- changed meanwhile by another transaction (an extend of the same attempt) must be re-checked against the WHERE and
--- finished, which PostgreSQL does for a key but not for a row id
--- (PostgresJobQueueTest.aFinishWaitingForAnExtendOfTheSameAttemptFinishes).
-CREATE OR REPLACE FUNCTION ${schema}.finish_jobs(p_queue text, p_keys text[], p_tokens bigint[])
-RETURNS SETOF text LANGUAGE plpgsql AS $$
-BEGIN
-  FOR i IN 1 .. coalesce(array_length(p_keys, 1), 0) LOOP
-    UPDATE ${schema}.jobs t SET status = 50, updated_at = clock_timestamp()
-     WHERE t.queue = p_queue AND t.key = p_keys[i] AND t.status + 0 = 30 AND t.lock_token = p_tokens[i];
-    IF FOUND THEN
-      RETURN NEXT p_keys[i];
-    END IF;
-  END LOOP;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION ${schema}.give_back_jobs(p_queue text, p_worker text, p_keys text[], p_tokens bigint[])
-RETURNS integer LANGUAGE plpgsql AS $$
-DECLARE
-  v_given integer := 0;
-BEGIN
-  FOR i IN 1 .. coalesce(array_length(p_keys, 1), 0) LOOP
-    UPDATE ${schema}.jobs t
-       SET status = 0, attempts = greatest(t.attempts - 1, 0), due_at = clock_timestamp(),
-           updated_at = clock_timestamp()
-     WHERE t.queue = p_queue AND t.key = p_keys[i] AND t.status + 0 = 30 AND t.lock_token = p_tokens[i]
-       AND t.locked_by = p_worker;
-    IF FOUND THEN
-      v_given := v_given + 1;
-    END IF;
-  END LOOP;
-  RETURN v_given;
 END
 $$;
 
